@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, bottom up:
+//   C system modules (pkg-config) -> CShims (fixed-arity wrappers for variadic calls and macros)
+//   -> one Swift binding module per C library, the only importer of its C module
+//   -> ImgBake (the library core, folders follow the data flow) -> imgbake (thin executable).
+let package = Package(
+    name: "imgbake",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "imgbake", targets: ["ImgBakeCLI"]),
+        .library(name: "ImgBake", targets: ["ImgBake"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"4.0.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config; `providers` tells SwiftPM which Debian package to suggest.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CGumbo", pkgConfig: "gumbo", providers: [.apt(["libgumbo-dev"])]),
+        .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
+                       providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
+
+        // Swift bindings: one owner type per C handle, errors drained at the call site.
+        .target(name: "Vips", dependencies: ["CVips", "CShims"]),
+        .target(name: "Curl", dependencies: ["CCurl", "CShims"]),
+        .target(name: "Gumbo", dependencies: ["CGumbo"]),
+        .target(name: "CommonMark", dependencies: ["CCmarkGFM"]),
+        .target(name: "Exif", dependencies: ["CExif"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "CShims"]),
+
+        // The markup templates live at the top of the repository (Templates/) and are compiled in,
+        // so the binary needs no files beside it; `templates_dir` can override them at run time.
+        .target(name: "ImgBakeTemplates", path: "Templates",
+                exclude: ["README.md"],
+                resources: [.embedInCode("picture.mustache"), .embedInCode("img.mustache"),
+                            .embedInCode("img-attributes.mustache")]),
+
+        .target(name: "ImgBake", dependencies: [
+            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "ImgBakeTemplates",
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "ImgBakeCLI", dependencies: [
+            "ImgBake",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite"]),
+    ]
+)

@@ -1,0 +1,141 @@
+import CCurl
+import CShims.Curl
+import Foundation
+import Synchronization
+
+/// An HTTP client on libcurl's multi interface. One thread owns the multi handle and every easy handle
+/// (libcurl handles are not thread-safe); Swift tasks hand requests over and wait on continuations.
+///
+/// Admission is ours, not libcurl's: at most `maxConcurrent` transfers run, at most `maxPerHost` per
+/// host, and the rest wait in a queue. A queued request is not yet known to libcurl, so its timeouts
+/// only start when it really runs.
+///
+///     let session = CurlSession(maxConcurrent: 8, maxPerHost: 4)
+///     let result = await session.perform(TransferRequest(url: "https://example.com/a.jpg"))
+public final class CurlSession: Sendable {
+    private let loop: Loop
+
+    public init(maxConcurrent: Int = 8, maxPerHost: Int = 4) {
+        CurlGlobal.initialize()
+        loop = Loop(maxConcurrent: max(1, maxConcurrent), maxPerHost: max(1, maxPerHost))
+        let thread = Thread { [loop] in loop.run() }
+        thread.name = "imgbake-curl"
+        thread.start()
+    }
+
+    deinit { loop.stop() }
+
+    /// Runs one transfer. Never throws: failures come back as `TransferError`.
+    public func perform(_ request: TransferRequest) async -> Result<TransferResponse, TransferError> {
+        await withCheckedContinuation { continuation in
+            loop.enqueue(Pending(request: request, completion: continuation))
+        }
+    }
+
+    /// The most transfers that were running at once so far (for tests and reports).
+    public var peakConcurrency: Int { loop.peak.withLock { $0 } }
+}
+
+struct Pending: Sendable {
+    let request: TransferRequest
+    let completion: CheckedContinuation<Result<TransferResponse, TransferError>, Never>
+}
+
+/// The state shared between the owner thread and callers: an inbox and a stop flag. Everything else
+/// belongs to the owner thread.
+private final class Loop: Sendable {
+    let maxConcurrent: Int
+    let maxPerHost: Int
+    let inbox = Mutex<(items: [Pending], stopping: Bool)>(([], false))
+    let peak = Mutex(0)
+    let finished = DispatchSemaphore(value: 0)
+    /// Only `curl_multi_wakeup` (documented thread-safe) is called on it from other threads.
+    nonisolated(unsafe) let multi: UnsafeMutableRawPointer
+
+    init(maxConcurrent: Int, maxPerHost: Int) {
+        self.maxConcurrent = maxConcurrent
+        self.maxPerHost = maxPerHost
+        multi = curl_multi_init()
+        _ = imgbake_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost)
+        _ = imgbake_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConcurrent)
+    }
+
+    func enqueue(_ pending: Pending) {
+        inbox.withLock { $0.items.append(pending) }
+        curl_multi_wakeup(multi)
+    }
+
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi)
+        finished.wait()
+    }
+
+    /// The owner thread's loop: admit, drive, collect, sleep until there is work or a socket is ready.
+    func run() {
+        var queue: [Pending] = []
+        var active: [UnsafeMutableRawPointer: Transfer] = [:]
+        var perHost: [String: Int] = [:]
+        while true {
+            let (incoming, stopping) = inbox.withLock { state in
+                defer { state.items.removeAll() }
+                return (state.items, state.stopping)
+            }
+            queue.append(contentsOf: incoming)
+            if stopping && queue.isEmpty && active.isEmpty { break }
+
+            var index = 0
+            while index < queue.count && active.count < maxConcurrent {
+                let host = Self.hostKey(queue[index].request.url)
+                guard perHost[host, default: 0] < maxPerHost else { index += 1; continue }
+                let pending = queue.remove(at: index)
+                guard let transfer = Transfer(request: pending.request, host: host, completion: pending.completion) else {
+                    pending.completion.resume(returning: .failure(.curl(code: -1, message: "curl_easy_init failed")))
+                    continue
+                }
+                curl_multi_add_handle(multi, transfer.handle)
+                active[transfer.handle] = transfer
+                perHost[host, default: 0] += 1
+                let count = active.count
+                peak.withLock { $0 = max($0, count) }
+            }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                      let transfer = active.removeValue(forKey: handle) else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, handle)
+                perHost[transfer.host, default: 1] -= 1
+                transfer.completion.resume(returning: transfer.result(code: code))
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        curl_multi_cleanup(multi)
+        finished.signal()
+    }
+
+    /// Per-host admission key: scheme, host and port as written in the URL.
+    static func hostKey(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@").last ?? authority
+        return url[..<schemeEnd.lowerBound].lowercased() + "://" + hostPort.lowercased()
+    }
+}
+
+/// `curl_global_init` must run once, before any other call, and is not thread-safe.
+enum CurlGlobal {
+    private static let done = Mutex(false)
+
+    static func initialize() {
+        done.withLock { done in
+            guard !done else { return }
+            curl_global_init(Int(CURL_GLOBAL_ALL))
+            done = true
+        }
+    }
+}

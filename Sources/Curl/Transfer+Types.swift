@@ -1,0 +1,102 @@
+/// One HTTP(S) GET as the Curl layer sees it: everything that configures the easy handle.
+/// Policy (retries, caching, which addresses are allowed) belongs to the caller.
+public struct TransferRequest: Sendable {
+    public var url: String
+    /// Extra request headers, `Name: value`.
+    public var headers: [String] = []
+    public var userAgent: String = "imgbake"
+    public var connectTimeout: Duration = .seconds(10)
+    /// Whole transfer, including redirects.
+    public var timeout: Duration = .seconds(30)
+    /// Abort when slower than `lowSpeedBytesPerSecond` for `lowSpeedTime`.
+    public var lowSpeedBytesPerSecond: Int = 1024
+    public var lowSpeedTime: Duration = .seconds(15)
+    public var maxRedirects: Int = 5
+    /// Enforced while the body streams in (CURLOPT_MAXFILESIZE does not stop a chunked body in 7.88).
+    public var maxBodyBytes: Int = 50_000_000
+    /// curl's `--connect-to` entries, `HOST:PORT:CONNECT_HOST:CONNECT_PORT`.
+    public var connectTo: [String] = []
+    /// A CA bundle to trust instead of the system's.
+    public var caFile: String?
+    /// Decides, right before connecting, whether a resolved address may be used (also after redirects).
+    public var allowAddress: (@Sendable (ResolvedAddress) -> Bool)?
+
+    public init(url: String) { self.url = url }
+}
+
+/// The final response of a transfer (after redirects).
+public struct TransferResponse: Sendable {
+    public var status: Int
+    /// Headers of the final response, names lower-cased, in arrival order.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    public var effectiveURL: String
+    /// Wall time of the whole transfer.
+    public var duration: Duration
+
+    public func header(_ name: String) -> String? {
+        let name = name.lowercased()
+        return headers.last { $0.name == name }?.value
+    }
+}
+
+/// Why a transfer produced no response.
+public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The body grew past the cap (checked on Content-Length and while streaming).
+    case bodyTooLarge(limit: Int)
+    /// The resolved address was refused by `allowAddress`.
+    case addressRefused(String)
+    case timedOut(String)
+    /// DNS or TCP/TLS connection failure.
+    case couldNotConnect(String)
+    case tooManyRedirects(Int)
+    /// Any other libcurl error: its code and message.
+    case curl(code: Int, message: String)
+
+    public var description: String {
+        switch self {
+        case .bodyTooLarge(let limit): "response larger than the \(limit)-byte limit"
+        case .addressRefused(let address): "refused to connect to private address \(address) (use --allow-private-networks)"
+        case .timedOut(let message): "timed out (\(message))"
+        case .couldNotConnect(let message): "could not connect (\(message))"
+        case .tooManyRedirects(let max): "more than \(max) redirects"
+        case .curl(let code, let message): "transfer failed (curl \(code): \(message))"
+        }
+    }
+
+    /// Worth another attempt: the network or the server may do better next time.
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .couldNotConnect: true
+        case .curl(let code, _): [18, 52, 55, 56, 16, 92].contains(code) // partial file, empty reply, send/recv errors, HTTP/2
+        case .bodyTooLarge, .addressRefused, .tooManyRedirects: false
+        }
+    }
+}
+
+/// A resolved peer address, as seen right before connecting.
+public struct ResolvedAddress: Sendable, Hashable, CustomStringConvertible {
+    public enum Family: Sendable, Hashable { case ipv4, ipv6 }
+    public var family: Family
+    /// 4 or 16 bytes, network order.
+    public var bytes: [UInt8]
+    public var port: Int
+
+    public init(family: Family, bytes: [UInt8], port: Int) {
+        self.family = family
+        self.bytes = bytes
+        self.port = port
+    }
+
+    public var description: String {
+        switch family {
+        case .ipv4: return bytes.map(String.init).joined(separator: ".")
+        case .ipv6:
+            var groups: [String] = []
+            for i in stride(from: 0, to: 16, by: 2) {
+                groups.append(String(Int(bytes[i]) << 8 | Int(bytes[i + 1]), radix: 16))
+            }
+            return groups.joined(separator: ":")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// An HTML attribute as written in the source: its decoded value and the exact bytes it came from.
+public struct HTMLAttribute: Sendable, Hashable {
+    /// Lower-cased name.
+    public var name: String
+    /// Value with character references decoded (what a browser sees).
+    public var value: String
+    /// Byte range of the whole attribute (`name="value"`) in the input.
+    public var range: Range<Int>
+    /// Byte range of the value without its quotes; empty at the end of the name when there is no value.
+    public var valueRange: Range<Int>
+    /// The quote around the value: `"`, `'`, or nil when unquoted or absent.
+    public var quote: UInt8?
+}
+
+/// An HTML element found in a document: tag, exact tag bytes, attributes and its parent's tag.
+public struct HTMLElement: Sendable {
+    /// Lower-cased tag name (`img`, `source`, ...).
+    public var tag: String
+    /// Byte range of the start tag (`<img ...>`) in the input.
+    public var tagRange: Range<Int>
+    /// Attributes in source order. Duplicates are dropped by the parser: only the first is visible.
+    public var attributes: [HTMLAttribute]
+    /// The parent element's tag (`picture` for `picture > source`), nil at the root.
+    public var parentTag: String?
+    /// Identifies the parent element within this document (for grouping a `<picture>`'s children).
+    public var parentID: Int?
+
+    public func attribute(_ name: String) -> HTMLAttribute? {
+        attributes.first { $0.name == name }
+    }
+}

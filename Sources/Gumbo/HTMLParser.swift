@@ -1,0 +1,84 @@
+import CGumbo
+
+/// Parses HTML with gumbo (the HTML5 tree-building algorithm, so `<script>`, `<style>`, comments and
+/// `<textarea>` contents are never mistaken for markup) and returns the elements asked for, as values
+/// with byte ranges into the input. The gumbo tree is freed before returning.
+public enum HTMLParser {
+    /// Elements whose tag is in `tags`, in document order. Parser-inserted elements (with no bytes in the
+    /// input) are skipped.
+    public static func elements(in input: UnsafeRawBufferPointer, tags: Set<String>) -> [HTMLElement] {
+        guard let base = input.baseAddress, input.count > 0 else { return [] }
+        let chars = base.assumingMemoryBound(to: CChar.self)
+        var options = kGumboDefaultOptions
+        guard let output = gumbo_parse_with_options(&options, chars, input.count) else { return [] }
+        defer { gumbo_destroy_output(&options, output) }
+
+        var found: [HTMLElement] = []
+        // Depth-first, children pushed in reverse so elements come out in document order.
+        var stack: [(node: UnsafeMutablePointer<GumboNode>, parent: UnsafeMutablePointer<GumboNode>?)] = [(output.pointee.root, nil)]
+        while let (node, parent) = stack.popLast() {
+            guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
+            let element = node.pointee.v.element
+            let name = tagName(element)
+            if tags.contains(name), element.tag_namespace == GUMBO_NAMESPACE_HTML,
+               let tagRange = range(of: element.original_tag, in: input), !tagRange.isEmpty {
+                found.append(HTMLElement(
+                    tag: name, tagRange: tagRange,
+                    attributes: attributes(of: element, in: input),
+                    parentTag: parent.map { tagName($0.pointee.v.element) },
+                    parentID: parent.map { Int(bitPattern: $0) }))
+            }
+            let children = element.children
+            for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {
+                if let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self) {
+                    stack.append((child, node))
+                }
+            }
+        }
+        return found
+    }
+
+    private static func tagName(_ element: GumboElement) -> String {
+        if element.tag != GUMBO_TAG_UNKNOWN { return String(cString: gumbo_normalized_tagname(element.tag)) }
+        var piece = element.original_tag
+        gumbo_tag_from_original_text(&piece)
+        guard let data = piece.data else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: piece.length), as: UTF8.self).lowercased()
+    }
+
+    private static func attributes(of element: GumboElement, in input: UnsafeRawBufferPointer) -> [HTMLAttribute] {
+        let base = input.baseAddress!
+        var result: [HTMLAttribute] = []
+        let vector = element.attributes
+        for i in 0..<Int(vector.length) {
+            guard let attribute = vector.data[i]?.assumingMemoryBound(to: GumboAttribute.self).pointee,
+                  let nameRange = range(of: attribute.original_name, in: input) else { continue }
+            var valueRange = nameRange.upperBound..<nameRange.upperBound
+            var quote: UInt8?
+            var end = nameRange.upperBound
+            if let raw = range(of: attribute.original_value, in: input), !raw.isEmpty {
+                end = raw.upperBound
+                let first = base.load(fromByteOffset: raw.lowerBound, as: UInt8.self)
+                let last = base.load(fromByteOffset: raw.upperBound - 1, as: UInt8.self)
+                if (first == UInt8(ascii: "\"") || first == UInt8(ascii: "'")) && raw.count >= 2 && last == first {
+                    quote = first
+                    valueRange = raw.lowerBound + 1..<raw.upperBound - 1
+                } else {
+                    valueRange = raw
+                }
+            }
+            result.append(HTMLAttribute(
+                name: String(cString: attribute.name), value: String(cString: attribute.value),
+                range: nameRange.lowerBound..<end, valueRange: valueRange, quote: quote))
+        }
+        return result
+    }
+
+    /// The byte range a gumbo string piece covers in the input, or nil if it points elsewhere.
+    private static func range(of piece: GumboStringPiece, in input: UnsafeRawBufferPointer) -> Range<Int>? {
+        guard let data = piece.data, let base = input.baseAddress else { return nil }
+        let start = UnsafeRawPointer(data) - base
+        guard start >= 0, start + piece.length <= input.count else { return nil }
+        return start..<start + piece.length
+    }
+}

@@ -1,0 +1,45 @@
+/// One message for the user about one place: `file:line:column: warning: message`.
+/// Per-file problems are collected and processing continues; the exit code is decided at the end.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        case note, warning, error
+
+        private var rank: Int { self == .note ? 0 : self == .warning ? 1 : 2 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    public var severity: Severity
+    public var location: SourceLocation?
+    public var message: String
+
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil) {
+        self.severity = severity
+        self.message = message
+        self.location = location
+    }
+
+    public var description: String {
+        let prefix = location.map { "\($0): " } ?? ""
+        return "\(prefix)\(severity.rawValue): \(message)"
+    }
+}
+
+/// A place in a site file: path relative to the site root, 1-based line, 1-based column counted in
+/// characters (Unicode scalars), which is what editors show.
+public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+
+    public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
+        (a.file, a.line, a.column) < (b.file, b.line, b.column)
+    }
+}

@@ -1,0 +1,68 @@
+/// A page of the site as bytes, with what is needed to turn byte offsets into line and column.
+/// Pages are handled as bytes, never as decoded text, so that every byte not rewritten is kept
+/// (BOM, CRLF, odd encodings).
+public struct SourceFile: Sendable {
+    public enum Kind: String, Sendable { case html, markdown }
+
+    /// Path relative to the site root, with `/` separators.
+    public var path: String
+    public var kind: Kind
+    public var bytes: [UInt8]
+    /// Byte offset at which each line starts.
+    private let lineStarts: [Int]
+
+    public init(path: String, kind: Kind, bytes: [UInt8]) {
+        self.path = path
+        self.kind = kind
+        self.bytes = bytes
+        var starts = [0]
+        for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+        lineStarts = starts
+    }
+
+    /// Kind by file extension (`.html`, `.htm`, `.md`, `.markdown`), nil for anything else.
+    public static func kind(forPath path: String) -> Kind? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".html") || lower.hasSuffix(".htm") { return .html }
+        if lower.hasSuffix(".md") || lower.hasSuffix(".markdown") { return .markdown }
+        return nil
+    }
+
+    /// Line and column (1-based; the column counts characters, a CR before LF is not counted).
+    public func location(ofByte offset: Int) -> SourceLocation {
+        let line = lineIndex(ofByte: offset)
+        let start = lineStarts[line]
+        let prefix = bytes[start..<min(max(offset, start), bytes.count)]
+        let column = prefix.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 } + 1
+        return SourceLocation(file: path, line: line + 1, column: column)
+    }
+
+    /// Byte offset of a 1-based line and 1-based byte column (cmark's positions), clamped to the file.
+    public func offset(line: Int, byteColumn: Int) -> Int {
+        guard line >= 1 else { return 0 }
+        guard line <= lineStarts.count else { return bytes.count }
+        return min(lineStarts[line - 1] + max(byteColumn - 1, 0), bytes.count)
+    }
+
+    /// Byte range of a 1-based line, without its line ending.
+    public func lineRange(_ line: Int) -> Range<Int> {
+        guard line >= 1, line <= lineStarts.count else { return bytes.count..<bytes.count }
+        let start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] : bytes.count
+        if end > start, bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return start..<end
+    }
+
+    public var lineCount: Int { lineStarts.count }
+
+    /// 0-based index of the line containing `offset`.
+    public func lineIndex(ofByte offset: Int) -> Int {
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,235 @@
+import CommonMark
+
+/// Finds remote images in Markdown: inline images (`![alt](url "title")`, `<...>` destinations,
+/// multi-line alt text), reference-style images (full, collapsed, shortcut) through their
+/// `[label]: url` definitions, and `<img>`/`<picture>` in raw HTML. cmark-gfm decides what is an
+/// image, so nothing in code spans, code blocks or behind `\![` is touched.
+///
+/// cmark-gfm reports where an image node is, not where its URL is, and its inline positions are
+/// sometimes wrong; so the destination is re-lexed from the reported span and must decode to the URL
+/// cmark parsed, else it is searched for in the enclosing block, else the image is reported and left.
+public enum MarkdownScanner {
+    public static func scan(_ file: SourceFile) -> PageScan {
+        let nodes = file.bytes.withUnsafeBytes { MarkdownParser.parse($0) }
+        var scan = PageScan(file: file, references: [], diagnostics: [])
+        var excluded = Set<Int>()
+        var htmlBlocks: [Range<Int>] = []
+        for node in nodes where node.type == "code_block" || node.type == "html_block" {
+            guard node.start.line >= 1, node.end.line >= node.start.line else { continue }
+            excluded.formUnion(node.start.line...node.end.line)
+            if node.type == "html_block" {
+                htmlBlocks.append(file.offset(line: node.start.line, byteColumn: node.start.column)..<file.lineRange(node.end.line).upperBound)
+            }
+        }
+        var locator = Locator(file: file, nodes: nodes,
+                              definitions: ReferenceDefinitions.find(in: file, excluding: excluded))
+        locator.locateImages(into: &scan)
+        for region in htmlBlocks {
+            scan.references += HTMLScanner.references(in: file, region: region, honourBase: false).references
+        }
+        locator.locateInlineHTML(into: &scan)
+        return inDocumentOrder(scan)
+    }
+
+    /// Sorts references by position (fallback searches find some late), keeping slots pointing at them.
+    private static func inDocumentOrder(_ scan: PageScan) -> PageScan {
+        var sorted = scan
+        let order = scan.references.indices.sorted { scan.references[$0].range.lowerBound < scan.references[$1].range.lowerBound }
+        var newIndex = [Int](repeating: 0, count: order.count)
+        for (new, old) in order.enumerated() { newIndex[old] = new }
+        sorted.references = order.map { scan.references[$0] }
+        for i in sorted.markdownImages.indices {
+            sorted.markdownImages[i].reference = sorted.markdownImages[i].reference.map { newIndex[$0] }
+        }
+        return sorted
+    }
+}
+
+/// The per-file state of locating image destinations.
+private struct Locator {
+    let file: SourceFile
+    let nodes: [MarkdownNode]
+    let definitions: [ReferenceDefinition]
+    /// Reference index already made for a definition (one definition serves many images).
+    var definitionReferences: [Int: Int] = [:]
+    /// Destination start offsets already attributed to an image.
+    var claimed: Set<Int> = []
+
+    init(file: SourceFile, nodes: [MarkdownNode], definitions: [ReferenceDefinition]) {
+        self.file = file
+        self.nodes = nodes
+        self.definitions = definitions
+    }
+
+    private enum SpanResult {
+        case inline(MarkdownSyntax.Destination)
+        case label(String)
+    }
+
+    mutating func locateImages(into scan: inout PageScan) {
+        var fallbacks: [(slot: Int, node: Int, url: RemoteURL)] = []
+        for (index, node) in nodes.enumerated() where node.type == "image" {
+            let written = node.url ?? ""
+            scan.markdownImages.append(MarkdownImageSlot(written: written, reference: nil))
+            let slot = scan.markdownImages.count - 1
+            guard let url = RemoteURL.resolve(written) else { continue }
+            switch locateBySpan(node) {
+            case .inline(let destination) where !claimed.contains(destination.range.lowerBound):
+                scan.markdownImages[slot].reference = addInline(destination, url: url, to: &scan)
+            case .label(let label):
+                if let definition = definitions.firstIndex(where: { $0.label == label }),
+                   definitions[definition].destination.decoded == written {
+                    scan.markdownImages[slot].reference = addDefinition(definition, url: url, to: &scan)
+                } else {
+                    fallbacks.append((slot, index, url))
+                }
+            default:
+                fallbacks.append((slot, index, url))
+            }
+        }
+        for (slot, index, url) in fallbacks {
+            let node = nodes[index]
+            let written = node.url ?? ""
+            let candidates = inlineDestinations(in: enclosingBlock(of: index)).filter {
+                $0.decoded == written && !claimed.contains($0.range.lowerBound)
+            }
+            let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
+            if candidates.count == 1 {
+                scan.markdownImages[slot].reference = addInline(candidates[0], url: url, to: &scan)
+            } else if candidates.isEmpty, let definition = definitions.firstIndex(where: { $0.destination.decoded == written }) {
+                scan.markdownImages[slot].reference = addDefinition(definition, url: url, to: &scan)
+            } else {
+                let why = candidates.isEmpty ? "its destination was not found in the source"
+                    : "its destination is written \(candidates.count) times in this paragraph"
+                scan.diagnostics.append(Diagnostic(.warning, "\(url): image left as it is: \(why)", at: location))
+            }
+        }
+    }
+
+    /// Raw `<img>`/`<source>` inside paragraphs. Each tag's text must occur in its block exactly as
+    /// often as cmark found it, otherwise (say, the same tag also inside a code span) it is left alone.
+    func locateInlineHTML(into scan: inout PageScan) {
+        var perBlock: [Int: [String]] = [:]
+        for (index, node) in nodes.enumerated() where node.type == "html_inline" {
+            guard let literal = node.literal?.lowercased(), literal.hasPrefix("<img") || literal.hasPrefix("<source")
+            else { continue }
+            perBlock[enclosingBlockIndex(of: index), default: []].append(node.literal!)
+        }
+        for (block, literals) in perBlock.sorted(by: { $0.key < $1.key }) {
+            let range = blockRange(nodes[block])
+            for literal in Set(literals).sorted() {
+                let occurrences = file.bytes.occurrences(of: Array(literal.utf8), in: range)
+                let expected = literals.filter { $0 == literal }.count
+                guard occurrences.count == expected else {
+                    let location = file.location(ofByte: occurrences.first ?? range.lowerBound)
+                    scan.diagnostics.append(Diagnostic(.warning, "inline HTML image left as it is: its tag text occurs \(occurrences.count) times in this paragraph", at: location))
+                    continue
+                }
+                for start in occurrences {
+                    scan.references += HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false).references
+                }
+            }
+        }
+    }
+
+    // MARK: Locating
+
+    private func locateBySpan(_ node: MarkdownNode) -> SpanResult? {
+        let bytes = file.bytes
+        let start = file.offset(line: node.start.line, byteColumn: node.start.column)
+        let end = file.offset(line: node.end.line, byteColumn: node.end.column)
+        guard end > start, end < bytes.count, start + 1 < bytes.count,
+              bytes[start] == UInt8(ascii: "!"), bytes[start + 1] == UInt8(ascii: "["),
+              let altClose = MarkdownSyntax.closingBracket(in: bytes, from: start + 2, limit: end + 1)
+        else { return nil }
+        switch bytes[end] {
+        case UInt8(ascii: ")"):
+            guard altClose + 1 < end, bytes[altClose + 1] == UInt8(ascii: "("),
+                  let destination = MarkdownSyntax.destination(in: bytes, at: altClose + 2, limit: end),
+                  destination.decoded == node.url
+            else { return nil }
+            return .inline(destination)
+        case UInt8(ascii: "]"):
+            if altClose == end { return .label(MarkdownSyntax.normalizedLabel(bytes[start + 2..<altClose])) }
+            guard bytes[altClose + 1] == UInt8(ascii: "[") else { return nil }
+            let label = bytes[altClose + 2..<end]
+            return .label(MarkdownSyntax.normalizedLabel(label.isEmpty ? bytes[start + 2..<altClose] : label))
+        default:
+            return nil
+        }
+    }
+
+    /// Every `](destination` in `range`.
+    private func inlineDestinations(in range: Range<Int>) -> [MarkdownSyntax.Destination] {
+        let bytes = file.bytes
+        var found: [MarkdownSyntax.Destination] = []
+        var i = range.lowerBound
+        while i + 1 < range.upperBound {
+            if bytes[i] == UInt8(ascii: "]"), bytes[i + 1] == UInt8(ascii: "("),
+               let destination = MarkdownSyntax.destination(in: bytes, at: i + 2, limit: range.upperBound) {
+                found.append(destination)
+            }
+            i += 1
+        }
+        return found
+    }
+
+    private func enclosingBlockIndex(of index: Int) -> Int {
+        var current = index
+        while let parent = nodes[current].parent {
+            current = parent
+            if nodes[current].isBlock { return current }
+        }
+        return current
+    }
+
+    private func enclosingBlock(of index: Int) -> Range<Int> {
+        blockRange(nodes[enclosingBlockIndex(of: index)])
+    }
+
+    /// Whole lines of a block (block positions from cmark are reliable; columns of continuation lines
+    /// are not needed).
+    private func blockRange(_ node: MarkdownNode) -> Range<Int> {
+        guard node.start.line >= 1 else { return 0..<file.bytes.count }
+        return file.lineRange(node.start.line).lowerBound..<file.lineRange(max(node.end.line, node.start.line)).upperBound
+    }
+
+    // MARK: Recording
+
+    private mutating func addInline(_ destination: MarkdownSyntax.Destination, url: RemoteURL, to scan: inout PageScan) -> Int {
+        claimed.insert(destination.range.lowerBound)
+        scan.references.append(ImageReference(
+            kind: .markdownImage, url: url, location: file.location(ofByte: destination.range.lowerBound),
+            range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
+        return scan.references.count - 1
+    }
+
+    private mutating func addDefinition(_ definition: Int, url: RemoteURL, to scan: inout PageScan) -> Int {
+        if let existing = definitionReferences[definition] { return existing }
+        let destination = definitions[definition].destination
+        claimed.insert(destination.range.lowerBound)
+        scan.references.append(ImageReference(
+            kind: .markdownDefinition, url: url, location: file.location(ofByte: destination.range.lowerBound),
+            range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
+        definitionReferences[definition] = scan.references.count - 1
+        return scan.references.count - 1
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Start offsets of every occurrence of `needle` in `range` (non-overlapping).
+    func occurrences(of needle: [UInt8], in range: Range<Int>) -> [Int] {
+        guard !needle.isEmpty, range.count >= needle.count else { return [] }
+        var found: [Int] = []
+        var i = range.lowerBound
+        while i + needle.count <= range.upperBound {
+            if self[i] == needle[0], self[i..<i + needle.count].elementsEqual(needle) {
+                found.append(i)
+                i += needle.count
+            } else {
+                i += 1
+            }
+        }
+        return found
+    }
+}

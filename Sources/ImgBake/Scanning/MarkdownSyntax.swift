@@ -1,0 +1,127 @@
+/// Small CommonMark lexers over raw bytes, used to find the exact bytes of a link destination that
+/// cmark-gfm parsed (it reports where an image is, not where its URL is, and sometimes not even that).
+enum MarkdownSyntax {
+    /// A link destination as written.
+    struct Destination: Equatable {
+        /// Bytes of the destination, without `<` `>`.
+        var range: Range<Int>
+        var angle: Bool
+        /// What cmark makes of it: character references decoded, then backslash escapes removed.
+        var decoded: String
+    }
+
+    /// Lexes a destination starting at `position` (after `(` or `]:`), skipping spaces, tabs and at
+    /// most one line ending first.
+    static func destination(in bytes: [UInt8], at position: Int, limit: Int) -> Destination? {
+        var i = skipSpaces(bytes, position, limit)
+        if i < limit, bytes[i] == 0x0D { i += 1 }
+        if i < limit, bytes[i] == 0x0A { i = skipSpaces(bytes, i + 1, limit) }
+        guard i < limit else { return nil }
+        if bytes[i] == UInt8(ascii: "<") {
+            var j = i + 1
+            while j < limit, bytes[j] != UInt8(ascii: ">") {
+                if bytes[j] == 0x0A || bytes[j] == UInt8(ascii: "<") { return nil }
+                j += bytes[j] == UInt8(ascii: "\\") && j + 1 < limit ? 2 : 1
+            }
+            guard j < limit else { return nil }
+            return Destination(range: i + 1..<j, angle: true, decoded: decode(bytes[i + 1..<j]))
+        }
+        var j = i
+        var depth = 0
+        while j < limit {
+            let c = bytes[j]
+            if c <= 0x20 || c == 0x7F { break }
+            if c == UInt8(ascii: "\\"), j + 1 < limit, bytes[j + 1].isASCIIPunctuation { j += 2; continue }
+            if c == UInt8(ascii: "(") { depth += 1; if depth > 32 { return nil } }
+            if c == UInt8(ascii: ")") { if depth == 0 { break }; depth -= 1 }
+            j += 1
+        }
+        guard depth == 0 else { return nil }
+        return Destination(range: i..<j, angle: false, decoded: decode(bytes[i..<j]))
+    }
+
+    /// Index of the `]` that closes the bracket opened just before `start`, honouring backslash
+    /// escapes, code spans and nesting.
+    static func closingBracket(in bytes: [UInt8], from start: Int, limit: Int) -> Int? {
+        var i = start
+        var depth = 1
+        while i < limit {
+            switch bytes[i] {
+            case UInt8(ascii: "\\"):
+                i += 2
+                continue
+            case UInt8(ascii: "`"):
+                let run = runLength(bytes, i, limit, of: UInt8(ascii: "`"))
+                if let close = closingBackticks(bytes, from: i + run, count: run, limit: limit) {
+                    i = close + run
+                    continue
+                }
+                i += run
+                continue
+            case UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { return i }
+            default:
+                break
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Normalises a link label the way CommonMark matches them: case-folded, inner white space
+    /// collapsed, trimmed.
+    static func normalizedLabel(_ bytes: ArraySlice<UInt8>) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Upper- then lower-casing approximates Unicode case folding (ß and SS match, as in cmark).
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ").uppercased().lowercased()
+    }
+
+    static func decode(_ raw: ArraySlice<UInt8>) -> String {
+        let entities = HTMLEntities.decode(String(decoding: raw, as: UTF8.self))
+        var out = ""
+        var iterator = entities.makeIterator()
+        while let c = iterator.next() {
+            if c == "\\", let next = iterator.next() {
+                if next.isASCII, next.asciiValue!.isASCIIPunctuation { out.append(next) } else { out.append(c); out.append(next) }
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func skipSpaces(_ bytes: [UInt8], _ i: Int, _ limit: Int) -> Int {
+        var i = i
+        while i < limit, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 }
+        return i
+    }
+
+    private static func runLength(_ bytes: [UInt8], _ i: Int, _ limit: Int, of byte: UInt8) -> Int {
+        var j = i
+        while j < limit, bytes[j] == byte { j += 1 }
+        return j - i
+    }
+
+    private static func closingBackticks(_ bytes: [UInt8], from start: Int, count: Int, limit: Int) -> Int? {
+        var i = start
+        while i < limit {
+            if bytes[i] == UInt8(ascii: "`") {
+                let run = runLength(bytes, i, limit, of: UInt8(ascii: "`"))
+                if run == count { return i }
+                i += run
+            } else {
+                i += 1
+            }
+        }
+        return nil
+    }
+}
+
+extension UInt8 {
+    var isASCIIPunctuation: Bool {
+        (0x21...0x2F).contains(self) || (0x3A...0x40).contains(self) || (0x5B...0x60).contains(self) || (0x7B...0x7E).contains(self)
+    }
+}

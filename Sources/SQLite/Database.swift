@@ -1,0 +1,168 @@
+import CShims.SQLite
+import CSQLite
+
+/// An error from SQLite, with its result code and message.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+    /// The database was locked by another connection for longer than the busy timeout.
+    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLValue: Sendable, Equatable {
+    case integer(Int)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// Owner of one SQLite connection. Not `Sendable`: a connection is used from one thread at a time;
+/// callers serialise access (the cache index wraps it in a mutex).
+public final class Database {
+    private let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the database at `path`, waiting up to `busyTimeoutMilliseconds` when
+    /// another process holds the write lock.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 30_000) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: status, message: message)
+        }
+        handle = db
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        guard status == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(error)
+            throw SQLiteError(code: status, message: message)
+        }
+    }
+
+    /// Runs `sql` with `values` bound and returns every row.
+    @discardableResult
+    public func query(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var rows: [[SQLValue]] = []
+        while try statement.step() { rows.append(statement.row) }
+        return rows
+    }
+
+    /// Runs `body` in a transaction. `immediate` takes the write lock at the start, so two writers
+    /// wait for each other at BEGIN instead of failing at COMMIT.
+    public func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        var pointer: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
+        let statement = Statement(pointer, database: handle)
+        statements[sql] = statement
+        return statement
+    }
+}
+
+/// Owner of one prepared statement; finalized in `deinit`.
+final class Statement {
+    private let pointer: OpaquePointer
+    private let database: OpaquePointer
+
+    init(_ pointer: OpaquePointer, database: OpaquePointer) {
+        self.pointer = pointer
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(pointer) }
+
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32 = switch value {
+            case .integer(let v): sqlite3_bind_int64(pointer, index, sqlite3_int64(v))
+            case .real(let v): sqlite3_bind_double(pointer, index, v)
+            case .text(let v):
+                v.utf8CString.withUnsafeBufferPointer { imgbake_sqlite3_bind_text(pointer, index, $0.baseAddress, Int32($0.count - 1)) }
+            case .blob(let v): v.withUnsafeBytes { imgbake_sqlite3_bind_blob(pointer, index, $0.baseAddress, Int32($0.count)) }
+            case .null: sqlite3_bind_null(pointer, index)
+            }
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: String(cString: sqlite3_errmsg(database))) }
+        }
+    }
+
+    /// Advances; true when a row is available.
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(pointer)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw SQLiteError(code: status, message: String(cString: sqlite3_errmsg(database)))
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(pointer)
+        sqlite3_clear_bindings(pointer)
+    }
+
+    var row: [SQLValue] {
+        (0..<sqlite3_column_count(pointer)).map { column in
+            switch sqlite3_column_type(pointer, column) {
+            case SQLITE_INTEGER: .integer(Int(sqlite3_column_int64(pointer, column)))
+            case SQLITE_FLOAT: .real(sqlite3_column_double(pointer, column))
+            case SQLITE_TEXT: .text(String(cString: sqlite3_column_text(pointer, column)))
+            case SQLITE_BLOB:
+                .blob(Array(UnsafeRawBufferPointer(start: sqlite3_column_blob(pointer, column),
+                                                   count: Int(sqlite3_column_bytes(pointer, column)))))
+            default: .null
+            }
+        }
+    }
+}
+
+extension SQLValue {
+    public var int: Int? { if case .integer(let v) = self { v } else { nil } }
+    public var string: String? { if case .text(let v) = self { v } else { nil } }
+    public var double: Double? {
+        switch self {
+        case .real(let v): v
+        case .integer(let v): Double(v)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Testing
+@testable import ImgBake
+
+private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: String, kind: ImageReference.Kind)], scan: PageScan) {
+    let file = SourceFile(path: "post.md", kind: .markdown, bytes: Array(markdown.utf8))
+    let scan = MarkdownScanner.scan(file)
+    return (scan.references.map { ($0.url.string, String(decoding: file.bytes[$0.range], as: UTF8.self), $0.kind) }, scan)
+}
+
+@Suite struct MarkdownScannerTests {
+    @Test func inlineImagesWithTitlesAndAngleDestinations() {
+        let (refs, _) = scanMarkdown("""
+        ![one](https://a.test/1.jpg "Title (with parens)")
+        ![two](<https://a.test/2 two.jpg> 'single')
+        ![three](https://a.test/3_(x).jpg)
+        """)
+        #expect(refs.map(\.raw) == ["https://a.test/1.jpg", "https://a.test/2 two.jpg", "https://a.test/3_(x).jpg"])
+        #expect(refs.map(\.url) == ["https://a.test/1.jpg", "https://a.test/2%20two.jpg", "https://a.test/3_(x).jpg"])
+    }
+
+    @Test func multiLineAltTextAndImagesAfterSoftBreaks() {
+        let (refs, scan) = scanMarkdown("""
+        Some text before,
+        then ![an alt text
+        spanning *two* lines](https://a.test/ml.jpg) and
+        more text ![second](https://a.test/s.jpg)
+        > quoted ![q](https://a.test/q.jpg)
+        """)
+        #expect(refs.map(\.raw) == ["https://a.test/ml.jpg", "https://a.test/s.jpg", "https://a.test/q.jpg"])
+        #expect(scan.diagnostics.isEmpty)
+    }
+
+    @Test func referenceStyleImagesRewriteTheirDefinitions() {
+        let (refs, scan) = scanMarkdown("""
+        Full ![alt][logo], collapsed ![Logo][] and shortcut ![LOGO].
+        Another ![x][other].
+
+        [logo]: https://a.test/logo.png "The logo"
+        [other]:
+          <https://a.test/other.png>
+        """)
+        #expect(refs.map(\.raw) == ["https://a.test/logo.png", "https://a.test/other.png"])
+        #expect(refs.map(\.kind) == [.markdownDefinition, .markdownDefinition])
+        #expect(scan.markdownImages.map(\.reference) == [0, 0, 0, 1])
+    }
+
+    @Test func nothingInCodeSpansFencedOrIndentedCodeOrEscaped() {
+        let (refs, _) = scanMarkdown("""
+        `![span](https://a.test/span.jpg)` and \\![escaped](https://a.test/esc.jpg)
+
+        ```
+        ![fenced](https://a.test/fenced.jpg)
+        [fdef]: https://a.test/fdef.jpg
+        ```
+
+            ![indented](https://a.test/indented.jpg)
+
+        ![real](https://a.test/real.jpg)
+        """)
+        #expect(refs.map(\.url) == ["https://a.test/real.jpg"])
+    }
+
+    @Test func sameURLInCodeSpanAndImageOnOneLine() {
+        let (refs, _) = scanMarkdown("Use `![x](https://a.test/a.jpg)` to get ![x](https://a.test/a.jpg)\n")
+        #expect(refs.count == 1)
+        let file = SourceFile(path: "post.md", kind: .markdown, bytes: Array("Use `![x](https://a.test/a.jpg)` to get ![x](https://a.test/a.jpg)\n".utf8))
+        #expect(MarkdownScanner.scan(file).references.first?.location.column == 46)
+    }
+
+    @Test func rawHTMLBlocksAreScannedAsHTML() {
+        let (refs, _) = scanMarkdown("""
+        Text.
+
+        <figure>
+        <img src="https://a.test/fig.jpg" alt="">
+        </figure>
+
+        Inline <img src="https://a.test/inline.jpg"> too.
+        """)
+        #expect(refs.map(\.url) == ["https://a.test/fig.jpg", "https://a.test/inline.jpg"])
+    }
+
+    @Test func localImagesAreNotReferences() {
+        #expect(scanMarkdown("![a](/img/a.jpg) ![b](b.png)").refs.isEmpty)
+    }
+}
