@@ -1,0 +1,33 @@
+# imgbake — `make demo` runs the embedded example, `make test` runs the tests. Both install the Debian
+# packages they need first (Swift itself is not a Debian package: it must be on PATH).
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
+        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev python3 openssl curl make
+
+.PHONY: all deps build release demo test clean
+all: build
+
+deps:
+	@command -v $(SWIFT) >/dev/null || { echo "error: imgbake needs a Swift 6 toolchain on PATH (https://swift.org/install)"; exit 1; }
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build --product imgbake
+
+release: deps
+	$(SWIFT) build -c release --product imgbake
+
+demo: release
+	bash Examples/demo.sh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build out

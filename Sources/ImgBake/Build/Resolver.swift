@@ -1,0 +1,107 @@
+import Foundation
+
+/// The resolving stage of a build: the cache, downloader, transformer and manager for this run, and
+/// every unique image resolved through them with a bounded number in flight (each holds its bytes).
+struct Resolver: Sendable {
+    let cache: ImageCache
+    let downloader: Downloader
+    let manager: ImageManager
+    let inFlightLimit: Int
+
+    init(configuration config: Configuration, now: @escaping @Sendable () -> Double) throws {
+        cache = try ImageCache(directory: config.cache.directory)
+        downloader = Downloader(settings: config.fetch)
+        let transformer = try Transformer(threads: config.jobs, maxPixels: config.images.maxPixels)
+        manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
+                               images: config.images, fetch: config.fetch, now: now)
+        inFlightLimit = config.fetch.concurrency + 2 * config.jobs
+    }
+
+    func resolveAll(_ urls: [RemoteURL]) async -> ResolvedSet {
+        var set = ResolvedSet()
+        for url in Set(urls) {
+            let key = await manager.key(for: url)
+            set.keyOf[url] = key
+            // The same URL is fetched whatever order pages were scanned in.
+            if let current = set.representative[key], current <= url { continue }
+            set.representative[key] = url
+        }
+        let work = set.representative.sorted { $0.key < $1.key }
+        let manager = self.manager
+        await withTaskGroup(of: (OriginalKey, Resolution).self) { group in
+            var next = 0
+            func submit() {
+                let (key, url) = work[next]
+                group.addTask { (key, await manager.resolve(url)) }
+                next += 1
+            }
+            while next < min(work.count, inFlightLimit) { submit() }
+            while let (key, resolution) = await group.next() {
+                set.results[key] = resolution
+                if next < work.count { submit() }
+            }
+        }
+        return set
+    }
+
+    /// Resolves `keys` again after their cached files turned out to be damaged.
+    func reload(_ keys: Set<OriginalKey>, into set: inout ResolvedSet) async {
+        for key in keys.sorted() {
+            guard let url = set.representative[key] else { continue }
+            set.results[key] = await manager.reload(url)
+        }
+    }
+}
+
+/// Every unique image of the build and how it resolved.
+struct ResolvedSet: Sendable {
+    var keyOf: [RemoteURL: OriginalKey] = [:]
+    var representative: [OriginalKey: RemoteURL] = [:]
+    var results: [OriginalKey: Resolution] = [:]
+
+    func image(for url: RemoteURL) -> ResolvedImage? {
+        guard let key = keyOf[url], case .resolved(let image, _)? = results[key] else { return nil }
+        return image
+    }
+
+    /// A warning at every reference of an image that failed, and each image's notes once.
+    func diagnostics(for scans: [PageScan]) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for scan in scans {
+            for reference in scan.references {
+                guard let key = keyOf[reference.url], case .failed(let failure)? = results[key] else { continue }
+                diagnostics.append(Diagnostic(.warning, "\(reference.url): \(failure.reason)", at: reference.location))
+            }
+        }
+        for (key, result) in results {
+            guard case .resolved(_, let notes) = result, let url = representative[key] else { continue }
+            diagnostics += notes.map { Diagnostic(.warning, "\(url): \($0)") }
+        }
+        return diagnostics
+    }
+
+    /// URLs that `--offline`/`--frozen` could not serve from the cache.
+    var missing: [String] {
+        results.compactMap { key, result in
+            guard case .failed(let failure) = result, failure.kind == .offlineMiss else { return nil }
+            return representative[key]?.description
+        }.sorted()
+    }
+
+    func count(into summary: inout BuildSummary) {
+        summary.uniqueImages = results.count
+        for result in results.values {
+            switch result {
+            case .failed: summary.imagesFailed += 1
+            case .resolved(let image, _):
+                summary.variantsEncoded += image.encoded
+                switch image.origin {
+                case .cached: summary.imagesCached += 1
+                case .downloaded: summary.imagesDownloaded += 1
+                case .revalidated: summary.imagesRevalidated += 1
+                case .stale: summary.imagesStale += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// `imgbake scan`: every remote image reference of a site, with its place. No network, no cache.
+public struct SiteScan: Sendable {
+    public struct Entry: Sendable, Codable, Equatable {
+        public var file: String
+        public var line: Int
+        public var column: Int
+        public var kind: ImageReference.Kind
+        public var url: String
+
+        public var location: SourceLocation { SourceLocation(file: file, line: line, column: column) }
+    }
+
+    public var entries: [Entry]
+    public var diagnostics: [Diagnostic]
+
+    public static func scan(site: String, jobs: Int) async throws(BuildError) -> SiteScan {
+        var config = Configuration(site: site, cacheDirectory: "", jobs: jobs)
+        config.outputDirectory = nil
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: site, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BuildError(.usage, "site folder \(site) does not exist")
+        }
+        let scans = await Build(config).scanSite()
+        return SiteScan(
+            entries: scans.flatMap { scan in
+                scan.references.map {
+                    Entry(file: $0.location.file, line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description)
+                }
+            },
+            diagnostics: scans.flatMap(\.diagnostics))
+    }
+
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(entries)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+}

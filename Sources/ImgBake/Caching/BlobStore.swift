@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+
+/// The SHA-256 of some bytes: the name of a blob. Identical bytes reached through different URLs are
+/// one blob.
+public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let hex: String
+
+    public init?(hex: String) {
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        self.hex = hex
+    }
+
+    public init(of bytes: some Collection<UInt8>) {
+        var hasher = SHA256()
+        if let contiguous = bytes as? [UInt8] {
+            hasher.update(data: contiguous)
+        } else {
+            hasher.update(data: Array(bytes))
+        }
+        hex = Hex.lowercase(hasher.finalize())
+    }
+
+    public var description: String { hex }
+    public static func < (a: BlobID, b: BlobID) -> Bool { a.hex < b.hex }
+}
+
+/// Content-addressed files under `<cache>/blobs/ab/abcdef…`. A blob is written once (temp file, fsync,
+/// rename) and checked against its name whenever it is read: a mismatch is a miss, and the bad file
+/// is removed so it gets made again.
+public final class BlobStore: Sendable {
+    public let root: String
+
+    public init(root: String) throws {
+        self.root = root
+        try AtomicFile.makeDirectory(root)
+    }
+
+    public func path(of id: BlobID) -> String {
+        "\(root)/\(id.hex.prefix(2))/\(id.hex)"
+    }
+
+    /// Stores `bytes` and returns their id. Writing a blob that is already there is a no-op, which is
+    /// what makes concurrent builds storing the same bytes safe.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) throws -> BlobID {
+        let id = BlobID(of: bytes)
+        let path = path(of: id)
+        if AtomicFile.size(of: path) == bytes.count { return id }
+        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(bytes, to: path, durable: true)
+        return id
+    }
+
+    public enum ReadResult: Sendable {
+        case found([UInt8])
+        case missing
+        /// The file's bytes did not hash to its name; it has been removed.
+        case corrupt
+    }
+
+    /// Reads and verifies a blob.
+    public func read(_ id: BlobID) -> ReadResult {
+        guard let bytes = AtomicFile.read(path(of: id)) else { return .missing }
+        guard BlobID(of: bytes) == id else {
+            remove(id)
+            return .corrupt
+        }
+        return .found(bytes)
+    }
+
+    public func exists(_ id: BlobID) -> Bool { AtomicFile.size(of: path(of: id)) != nil }
+
+    public func size(_ id: BlobID) -> Int? { AtomicFile.size(of: path(of: id)) }
+
+    public func remove(_ id: BlobID) { unlink(path(of: id)) }
+}
+
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

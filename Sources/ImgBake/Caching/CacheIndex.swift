@@ -1,0 +1,153 @@
+import SQLite
+import Synchronization
+
+/// The SQLite index of the cache: URL key → original blob and validators; variant key → variant blob;
+/// remembered failures. WAL mode and a busy timeout let several builds share one cache; every write
+/// is a short transaction.
+public final class CacheIndex: Sendable {
+    private let database: Mutex<Database>
+    static let schemaVersion = 1
+
+    public init(path: String) throws {
+        let db = try Database(path: path)
+        try db.execute("PRAGMA journal_mode=WAL")
+        try db.execute("PRAGMA synchronous=NORMAL")
+        try db.transaction {
+            let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
+            guard version < Self.schemaVersion else { return }
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS originals (
+                    key TEXT PRIMARY KEY, url TEXT NOT NULL, blob TEXT NOT NULL, format TEXT NOT NULL,
+                    width INTEGER NOT NULL, height INTEGER NOT NULL, pages INTEGER NOT NULL, bytes INTEGER NOT NULL,
+                    etag TEXT, last_modified TEXT, cache_control TEXT, expires TEXT, content_type TEXT,
+                    fetched_at REAL NOT NULL, used_at REAL NOT NULL);
+                CREATE TABLE IF NOT EXISTS variants (
+                    key TEXT PRIMARY KEY, original_blob TEXT NOT NULL, spec TEXT NOT NULL, blob TEXT NOT NULL,
+                    format TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, bytes INTEGER NOT NULL,
+                    created_at REAL NOT NULL, used_at REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS variants_by_original ON variants(original_blob);
+                CREATE TABLE IF NOT EXISTS failures (
+                    key TEXT PRIMARY KEY, url TEXT NOT NULL, reason TEXT NOT NULL, failed_at REAL NOT NULL);
+                PRAGMA user_version = \(Self.schemaVersion);
+                """)
+        }
+        database = Mutex(db)
+    }
+
+    // MARK: Originals
+
+    public func original(_ key: OriginalKey) throws -> OriginalRecord? {
+        try database.withLock { db in
+            try db.query("""
+                SELECT key, url, blob, format, width, height, pages, bytes, etag, last_modified, cache_control,
+                       expires, content_type, fetched_at FROM originals WHERE key = ?
+                """, [.text(key.string)]).first.flatMap(Self.originalRecord)
+        }
+    }
+
+    public func putOriginal(_ record: OriginalRecord, now: Double) throws {
+        let v = record.validators
+        try database.withLock { db in
+            _ = try db.query("""
+                INSERT OR REPLACE INTO originals (key, url, blob, format, width, height, pages, bytes, etag,
+                    last_modified, cache_control, expires, content_type, fetched_at, used_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(record.key.string), .text(record.url), .text(record.blob.hex), .text(record.format.rawValue),
+                      .integer(record.width), .integer(record.height), .integer(record.pages), .integer(record.bytes),
+                      .optional(v.etag), .optional(v.lastModified), .optional(v.cacheControl), .optional(v.expires),
+                      .optional(v.contentType), .real(record.fetchedAt), .real(now)])
+        }
+    }
+
+    /// Removes an original whose blob is gone or corrupt.
+    public func removeOriginal(_ key: OriginalKey) throws {
+        try database.withLock { db in _ = try db.query("DELETE FROM originals WHERE key = ?", [.text(key.string)]) }
+    }
+
+    // MARK: Variants
+
+    public func variants(_ keys: [VariantKey]) throws -> [VariantKey: VariantRecord] {
+        try database.withLock { db in
+            var found: [VariantKey: VariantRecord] = [:]
+            for key in keys {
+                if let row = try db.query("""
+                    SELECT key, original_blob, spec, blob, format, width, height, bytes FROM variants WHERE key = ?
+                    """, [.text(key.hex)]).first, let record = Self.variantRecord(row) {
+                    found[key] = record
+                }
+            }
+            return found
+        }
+    }
+
+    public func putVariants(_ records: [VariantRecord], now: Double) throws {
+        try database.withLock { db in
+            try db.transaction {
+                for r in records {
+                    _ = try db.query("""
+                        INSERT OR REPLACE INTO variants (key, original_blob, spec, blob, format, width, height, bytes,
+                            created_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(r.key.hex), .text(r.originalBlob.hex), .text(r.spec), .text(r.blob.hex),
+                              .text(r.format.rawValue), .integer(r.width), .integer(r.height), .integer(r.bytes),
+                              .real(now), .real(now)])
+                }
+            }
+        }
+    }
+
+    /// Forgets every variant stored as `blob` (found damaged), so it is made again.
+    public func removeVariants(withBlob blob: BlobID) throws {
+        try database.withLock { db in _ = try db.query("DELETE FROM variants WHERE blob = ?", [.text(blob.hex)]) }
+    }
+
+    // MARK: Failures
+
+    public func failure(_ key: OriginalKey) throws -> FailureRecord? {
+        try database.withLock { db in
+            guard let row = try db.query("SELECT key, url, reason, failed_at FROM failures WHERE key = ?",
+                                         [.text(key.string)]).first,
+                  let k = row[0].string, let url = row[1].string, let reason = row[2].string, let at = row[3].double
+            else { return nil }
+            return FailureRecord(key: OriginalKey(k), url: url, reason: reason, failedAt: at)
+        }
+    }
+
+    public func putFailure(_ record: FailureRecord) throws {
+        try database.withLock { db in
+            _ = try db.query("INSERT OR REPLACE INTO failures (key, url, reason, failed_at) VALUES (?, ?, ?, ?)",
+                         [.text(record.key.string), .text(record.url), .text(record.reason), .real(record.failedAt)])
+        }
+    }
+
+    public func removeFailure(_ key: OriginalKey) throws {
+        try database.withLock { db in _ = try db.query("DELETE FROM failures WHERE key = ?", [.text(key.string)]) }
+    }
+
+    // MARK: Rows
+
+    private static func originalRecord(_ row: [SQLValue]) -> OriginalRecord? {
+        guard let key = row[0].string, let url = row[1].string, let blob = row[2].string.flatMap(BlobID.init(hex:)),
+              let format = row[3].string.flatMap(ImageFormat.init(rawValue:)), let width = row[4].int,
+              let height = row[5].int, let pages = row[6].int, let bytes = row[7].int, let fetchedAt = row[13].double
+        else { return nil }
+        return OriginalRecord(
+            key: OriginalKey(key), url: url, blob: blob, format: format, width: width, height: height, pages: pages,
+            bytes: bytes,
+            validators: Validators(etag: row[8].string, lastModified: row[9].string, cacheControl: row[10].string,
+                                   expires: row[11].string, contentType: row[12].string),
+            fetchedAt: fetchedAt)
+    }
+
+    private static func variantRecord(_ row: [SQLValue]) -> VariantRecord? {
+        guard let key = row[0].string, let original = row[1].string.flatMap(BlobID.init(hex:)), let spec = row[2].string,
+              let blob = row[3].string.flatMap(BlobID.init(hex:)), let format = row[4].string.flatMap(ImageFormat.init(rawValue:)),
+              let width = row[5].int, let height = row[6].int, let bytes = row[7].int
+        else { return nil }
+        return VariantRecord(key: VariantKey(hex: key), originalBlob: original, spec: spec, blob: blob, format: format,
+                             width: width, height: height, bytes: bytes)
+    }
+}
+
+extension SQLValue {
+    static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+}

@@ -1,0 +1,153 @@
+/// Everything a build needs to know, as typed values. The CLI and `imgbake.toml` produce one;
+/// nothing below the CLI parses flags or strings.
+public struct Configuration: Sendable {
+    /// The site folder to scan.
+    public var site: String
+    /// Where rewritten pages and images go; nil rewrites the site in place.
+    public var outputDirectory: String?
+    public var output = OutputSettings()
+    public var images = ImageSettings()
+    public var fetch = FetchSettings()
+    public var cache: CacheSettings
+    /// How many images are decoded and encoded at once (each with one libvips thread).
+    public var jobs: Int
+    /// Image failures fail the build (exit 1).
+    public var strict = false
+
+    public init(site: String, cacheDirectory: String, jobs: Int = Configuration.defaultJobs) {
+        self.site = site
+        self.cache = CacheSettings(directory: cacheDirectory)
+        self.jobs = jobs
+    }
+
+    /// The output root: `outputDirectory`, or the site itself when rewriting in place.
+    public var outputRoot: String { outputDirectory ?? site }
+
+    public static var defaultJobs: Int { max(1, SystemInfo.processorCount) }
+}
+
+public enum MarkupMode: String, Sendable, CaseIterable {
+    /// `<img src>` becomes `<picture>` with a `<source>` per modern format.
+    case picture
+    /// `<img src>` gets `srcset` in the best widely supported format.
+    case img
+    /// URLs are replaced one for one; no markup is added.
+    case localize
+}
+
+public enum MarkdownMode: String, Sendable, CaseIterable {
+    /// Destinations point at the local fallback image.
+    case localize
+    /// Images become the template's HTML.
+    case html
+}
+
+public struct OutputSettings: Sendable {
+    /// Folder under the output root that receives the images.
+    public var imagesDirectory = "_img"
+    /// How pages refer to `imagesDirectory`: a path (`/_img/`, `/blog/_img/`) or a full URL (a CDN).
+    public var publicPath = "/_img/"
+    public var markup = MarkupMode.picture
+    public var markdown = MarkdownMode.localize
+    /// Used when the author gave no `sizes`.
+    public var sizes = "(max-width: 960px) 100vw, 960px"
+    /// A folder whose `.mustache` files replace the built-in templates of the same name.
+    public var templatesDirectory: String?
+
+    public init() {}
+
+    /// True when `publicPath` is an absolute URL, which stays correct under a remote `<base href>`.
+    public var publicPathIsAbsolute: Bool { RemoteURL.resolve(publicPath).map { _ in publicPath.contains("://") } ?? false }
+}
+
+/// An output format of the variant set, in the order of preference.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    case avif, webp
+    /// The source's own format (JPEG stays JPEG, PNG stays PNG, GIF stays GIF).
+    case original
+}
+
+public struct ImageSettings: Sendable {
+    /// Target widths; each is capped at the source width (never upscaled).
+    public var widths = [480, 960, 1920]
+    /// Best first; the last `original` is the `<img>` fallback.
+    public var formats: [OutputFormat] = [.webp, .original]
+    public var quality = Quality()
+    /// EXIF fields to keep in outputs (`copyright`, `artist`); GPS, serial numbers and MakerNotes never.
+    public var keepMetadata: [String] = []
+    /// Images with more pixels (width × height × frames) are refused before decoding.
+    public var maxPixels = 100_000_000
+
+    public init() {}
+
+    public struct Quality: Sendable, Hashable {
+        public var webp = 80
+        public var avif = 50
+        public var jpeg = 80
+        public init() {}
+    }
+}
+
+/// How cached originals are trusted.
+public enum FetchPolicy: String, Sendable {
+    /// Fresh copies are used, stale ones revalidated.
+    case normal
+    /// Every cached original is revalidated now.
+    case refresh
+    /// No network; missing images are warnings.
+    case offline
+    /// No network; any missing image fails the build.
+    case frozen
+}
+
+public struct FetchSettings: Sendable {
+    public var policy = FetchPolicy.normal
+    /// Retry URLs that failed permanently before, instead of skipping them.
+    public var retryFailed = false
+    public var concurrency = 8
+    public var perHost = 4
+    public var connectTimeout: Duration = .seconds(10)
+    public var timeout: Duration = .seconds(30)
+    public var maxBytes = 50_000_000
+    public var retries = 3
+    /// First retry delay; doubled each time, with jitter.
+    public var retryDelay: Duration = .milliseconds(500)
+    /// The longest `Retry-After` that is waited for.
+    public var maxRetryAfter: Duration = .seconds(30)
+    /// Freshness of a cached original when the server said nothing.
+    public var ttl: Duration = .seconds(7 * 24 * 3600)
+    /// How long a permanent failure is remembered.
+    public var failureTTL: Duration = .seconds(24 * 3600)
+    public var allowPrivateNetworks = false
+    /// Query parameters removed from cache keys (names or `*` globs).
+    public var stripQuery = ["utm_*", "fbclid", "gclid"]
+    /// Per-host key rules.
+    public var hostRules: [String: HostKeyRule] = [:]
+    /// Per-host extra request headers; `${VAR}` is expanded from the environment at request time.
+    public var headers: [String: [String: String]] = [:]
+    /// curl's `--connect-to` entries.
+    public var connectTo: [String] = []
+    /// A CA bundle to trust.
+    public var caFile: String?
+
+    public init() {}
+
+    /// No network at all.
+    public var isOffline: Bool { policy == .offline || policy == .frozen }
+}
+
+/// A per-host cache-key rule.
+public enum HostKeyRule: Sendable, Hashable {
+    /// Keep only these query parameters.
+    case keepOnly([String])
+    /// Drop the whole query.
+    case ignoreQuery
+}
+
+public struct CacheSettings: Sendable {
+    public var directory: String
+    /// Evict least recently used entries above this many bytes at the end of a build.
+    public var maxSize: Int?
+
+    public init(directory: String) { self.directory = directory }
+}

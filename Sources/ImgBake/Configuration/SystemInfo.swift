@@ -1,0 +1,17 @@
+import Foundation
+
+/// Facts about the machine and the environment.
+public enum SystemInfo {
+    public static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    public static func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
+
+    /// `$XDG_CACHE_HOME/imgbake`, else `~/.cache/imgbake`.
+    public static var defaultCacheDirectory: String {
+        if let xdg = environment("XDG_CACHE_HOME"), !xdg.isEmpty { return xdg + "/imgbake" }
+        return (environment("HOME") ?? NSHomeDirectory()) + "/.cache/imgbake"
+    }
+
+    /// imgbake's version, in the User-Agent and the variant keys.
+    public static let version = "0.1.0"
+}

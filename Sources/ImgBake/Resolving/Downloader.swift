@@ -1,0 +1,152 @@
+import Curl
+import Foundation
+import Synchronization
+
+/// What a download produced.
+public enum DownloadResult: Sendable {
+    case fetched(bytes: [UInt8], validators: Validators)
+    /// 304 to a conditional request: the cached original is still good.
+    case notModified(validators: Validators)
+    case failed(FetchFailure)
+}
+
+/// Counters for the summary and the tests.
+public struct FetchCounters: Sendable, Equatable {
+    public var requests = 0
+    public var notModified = 0
+    public var retries = 0
+    public var bytes = 0
+}
+
+/// Fetches originals over HTTP(S) through one `CurlSession`: imgbake's headers, per-host extra
+/// headers, conditional requests, retries with exponential backoff and jitter on transient failures,
+/// `Retry-After` honoured up to a bound.
+public final class Downloader: Sendable {
+    private let session: CurlSession
+    private let settings: FetchSettings
+    private let policy: AddressPolicy
+    private let counters = Mutex(FetchCounters())
+
+    static let accept = "image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.8"
+    static let userAgent = "imgbake/\(SystemInfo.version) (static site image build step)"
+
+    public init(settings: FetchSettings) {
+        self.settings = settings
+        session = CurlSession(maxConcurrent: settings.concurrency, maxPerHost: settings.perHost)
+        policy = AddressPolicy(allowPrivateNetworks: settings.allowPrivateNetworks, connectTo: settings.connectTo)
+    }
+
+    public var stats: FetchCounters { counters.withLock { $0 } }
+
+    /// Downloads `url`, revalidating with `validators` when given.
+    public func download(_ url: RemoteURL, revalidating validators: Validators? = nil) async -> DownloadResult {
+        var attempt = 0
+        while true {
+            let result = await attemptOnce(url, validators: validators)
+            guard case .failed(let failure) = result, failure.kind == .transient, attempt < settings.retries else {
+                return result
+            }
+            let delay = retryDelay(attempt: attempt, retryAfter: failure.retryAfter)
+            guard let delay else {
+                return .failed(FetchFailure("\(failure.reason); the server asked to wait longer than \(settings.maxRetryAfter)",
+                                            kind: .transient, status: failure.status))
+            }
+            attempt += 1
+            counters.withLock { $0.retries += 1 }
+            try? await Task.sleep(for: delay)
+        }
+    }
+
+    private func attemptOnce(_ url: RemoteURL, validators: Validators?) async -> DownloadResult {
+        var request = TransferRequest(url: url.string)
+        request.userAgent = Self.userAgent
+        request.headers = ["Accept: \(Self.accept)"] + extraHeaders(for: url.host)
+        if let etag = validators?.etag { request.headers.append("If-None-Match: \(etag)") }
+        if let lastModified = validators?.lastModified { request.headers.append("If-Modified-Since: \(lastModified)") }
+        request.connectTimeout = settings.connectTimeout
+        request.timeout = settings.timeout
+        request.maxBodyBytes = settings.maxBytes
+        request.connectTo = settings.connectTo
+        request.caFile = settings.caFile
+        let policy = self.policy
+        request.allowAddress = { policy.allows($0) }
+
+        let outcome = await session.perform(request)
+        counters.withLock { $0.requests += 1 }
+        switch outcome {
+        case .failure(let error):
+            return .failed(FetchFailure(transferError: error))
+        case .success(let response):
+            let received = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"),
+                                      cacheControl: response.header("cache-control"), expires: response.header("expires"),
+                                      contentType: response.header("content-type"))
+            switch response.status {
+            case 200:
+                counters.withLock { $0.bytes += response.body.count }
+                return .fetched(bytes: response.body, validators: received)
+            case 304 where validators != nil:
+                counters.withLock { $0.notModified += 1 }
+                return .notModified(validators: received)
+            default:
+                var failure = FetchFailure.http(response.status)
+                failure.retryAfter = response.header("retry-after").flatMap(RetryAfter.parse)
+                return .failed(failure)
+            }
+        }
+    }
+
+    /// Exponential backoff with ±50 % jitter; a `Retry-After` replaces it when it is within bounds.
+    /// Nil when the server asked for more than `max_retry_after`.
+    private func retryDelay(attempt: Int, retryAfter: Duration?) -> Duration? {
+        if let retryAfter {
+            return retryAfter <= settings.maxRetryAfter ? retryAfter : nil
+        }
+        let base = settings.retryDelay * (1 << min(attempt, 10))
+        return base * Double.random(in: 0.5...1.5)
+    }
+
+    /// Configured headers for this host, `${VAR}` expanded from the environment. Never logged.
+    private func extraHeaders(for host: String) -> [String] {
+        guard let headers = settings.headers.first(where: { $0.key.lowercased() == host })?.value else { return [] }
+        return headers.sorted { $0.key < $1.key }.map { "\($0.key): \(EnvironmentExpansion.expand($0.value))" }
+    }
+}
+
+extension FetchFailure {
+    init(transferError error: TransferError) {
+        switch error {
+        case .bodyTooLarge: self.init(error.description, kind: .permanent)
+        case .addressRefused, .tooManyRedirects: self.init(error.description, kind: .final)
+        case .timedOut, .couldNotConnect: self.init(error.description, kind: .transient)
+        case .curl: self.init(error.description, kind: error.isTransient ? .transient : .final)
+        }
+    }
+}
+
+/// `Retry-After: 120` or `Retry-After: <HTTP date>`.
+enum RetryAfter {
+    static func parse(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) { return .seconds(max(0, seconds)) }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
+        return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+    }
+}
+
+/// `${NAME}` references to environment variables in configured header values.
+enum EnvironmentExpansion {
+    static func expand(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "${") {
+            out += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                out += rest[start.lowerBound...]
+                return out
+            }
+            out += environment[String(rest[start.upperBound..<end])] ?? ""
+            rest = rest[rest.index(after: end)...]
+        }
+        return out + rest
+    }
+}

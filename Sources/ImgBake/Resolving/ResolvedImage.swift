@@ -1,0 +1,79 @@
+/// A variant that exists in the cache.
+public struct StoredVariant: Sendable, Hashable {
+    public var spec: VariantSpec
+    public var key: VariantKey
+    public var blob: BlobID
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var bytes: Int
+
+    /// `<stem>-<hash10>-<width>.<ext>`: the hash is of the variant's bytes (its blob id), so the same
+    /// bytes get the same name and a changed upstream image a new one.
+    public func fileName(stem: String) -> String {
+        // An SVG without a declared size has no width to name it by.
+        let width = format == .svg && self.width == 0 ? "" : "-\(self.width)"
+        return "\(stem)-\(blob.hex.prefix(10))\(width).\(format.fileExtension)"
+    }
+}
+
+/// Where a resolved image came from in this build.
+public enum ResolutionOrigin: String, Sendable, Codable {
+    /// Fresh in the cache: no request.
+    case cached
+    case downloaded
+    /// Stale in the cache, confirmed by a 304.
+    case revalidated
+    /// Stale in the cache, revalidation failed for a transient reason: the stale copy was used.
+    case stale
+}
+
+/// An image with all its variants in the cache, ready to be written out and referenced.
+public struct ResolvedImage: Sendable {
+    public var key: OriginalKey
+    public var url: RemoteURL
+    public var source: SourceInfo
+    public var originalBlob: BlobID
+    public var originalBytes: Int
+    /// Every variant, best format first, then by width.
+    public var variants: [StoredVariant]
+    /// Output formats, best first; the last is the fallback.
+    public var formats: [ImageFormat]
+    public var origin: ResolutionOrigin
+    /// Variants encoded by this build (0 when everything came from the cache).
+    public var encoded: Int
+
+    public var fallbackFormat: ImageFormat { formats.last ?? source.format }
+
+    /// The widest variant in the fallback format: what `<img src>` and one-for-one localisation use.
+    public var fallback: StoredVariant? {
+        variants.filter { $0.format == fallbackFormat }.max { $0.width < $1.width }
+    }
+
+    public func variants(in format: ImageFormat) -> [StoredVariant] {
+        variants.filter { $0.format == format }.sorted { $0.width < $1.width }
+    }
+}
+
+/// The outcome of resolving one URL.
+public enum Resolution: Sendable {
+    case resolved(ResolvedImage, notes: [String])
+    case failed(ImageFailure)
+}
+
+/// An image that is not available, with the reason to report at each of its references.
+public struct ImageFailure: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var kind: Kind
+
+    public enum Kind: Sendable, Equatable {
+        case fetch(FetchFailure.Kind)
+        /// Remembered from an earlier build; no request was made.
+        case remembered
+        /// Not in the cache and the network is off (`--offline`, `--frozen`).
+        case offlineMiss
+        case transform
+    }
+
+    public var description: String { reason }
+}

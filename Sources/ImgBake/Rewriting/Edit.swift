@@ -1,0 +1,70 @@
+/// Replace the bytes in `range` with `replacement`. Pages are rewritten only by edits, so every byte
+/// outside them is kept exactly (BOM, CRLF, entities, quoting).
+public struct Edit: Sendable, Hashable {
+    public var range: Range<Int>
+    public var replacement: [UInt8]
+
+    public init(_ range: Range<Int>, _ replacement: [UInt8]) {
+        self.range = range
+        self.replacement = replacement
+    }
+
+    public init(_ range: Range<Int>, _ replacement: String) {
+        self.init(range, Array(replacement.utf8))
+    }
+}
+
+enum Splicer {
+    struct OverlapError: Error, CustomStringConvertible {
+        let first: Range<Int>
+        let second: Range<Int>
+        var description: String { "overlapping edits \(first) and \(second)" }
+    }
+
+    /// Applies non-overlapping edits (in any order) back to front.
+    static func apply(_ edits: [Edit], to bytes: [UInt8]) throws(OverlapError) -> [UInt8] {
+        let sorted = edits.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.range.upperBound > b.range.lowerBound {
+            throw OverlapError(first: a.range, second: b.range)
+        }
+        var output = bytes
+        for edit in sorted.reversed() {
+            output.replaceSubrange(edit.range, with: edit.replacement)
+        }
+        return output
+    }
+}
+
+/// How replacement text is written into the syntax it replaces.
+enum ReplacementText {
+    /// A URL as an attribute value (or part of one) with the given quote; an unquoted value that
+    /// could not stay unquoted gets double quotes.
+    static func attribute(_ value: String, quote: UInt8?) -> String {
+        switch quote {
+        case UInt8(ascii: "\""): return escape(value, quote: "\"", as: "&quot;")
+        case UInt8(ascii: "'"): return escape(value, quote: "'", as: "&#39;")
+        default:
+            let unsafe: Set<Character> = [" ", "\t", "\n", "\r", "\u{0C}", "\"", "'", "=", "<", ">", "`"]
+            if value.isEmpty || value.contains(where: unsafe.contains) {
+                return "\"" + escape(value, quote: "\"", as: "&quot;") + "\""
+            }
+            return escape(value, quote: nil, as: "")
+        }
+    }
+
+    /// A URL as a Markdown link destination: angle brackets when it has spaces or unbalanced parens.
+    static func markdownDestination(_ value: String, angle: Bool) -> String {
+        let needsAngle = value.contains { $0 == " " || $0 == "(" || $0 == ")" || $0 == "<" || $0 == ">" }
+        let escaped = value.replacingAll("<", with: "\\<").replacingAll(">", with: "\\>")
+        if angle { return escaped }
+        return needsAngle ? "<\(escaped)>" : value
+    }
+
+    private static func escape(_ value: String, quote: Character?, as entity: String) -> String {
+        var out = ""
+        for c in value {
+            if c == "&" { out += "&amp;" } else if c == quote { out += entity } else { out.append(c) }
+        }
+        return out
+    }
+}

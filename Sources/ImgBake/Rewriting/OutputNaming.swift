@@ -1,0 +1,50 @@
+/// Output file names and the URLs pages use for them.
+public struct OutputNaming: Sendable {
+    public var publicPath: String
+
+    public init(publicPath: String) {
+        self.publicPath = publicPath.hasSuffix("/") ? publicPath : publicPath + "/"
+    }
+
+    /// A file-name-safe stem from the URL's last path segment: lower-case letters, digits and dashes,
+    /// at most 40 characters, `image` when nothing is left.
+    public static func stem(for url: RemoteURL) -> String {
+        var name = url.lastPathSegment
+        if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
+        var out = ""
+        var lastWasDash = true
+        for scalar in name.lowercased().unicodeScalars {
+            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                out.unicodeScalars.append(scalar)
+                lastWasDash = false
+            } else if !lastWasDash {
+                out += "-"
+                lastWasDash = true
+            }
+        }
+        while out.hasSuffix("-") { out.removeLast() }
+        let capped = String(out.prefix(40))
+        return capped.isEmpty ? "image" : (capped.hasSuffix("-") ? String(capped.dropLast()) : capped)
+    }
+
+    public func fileName(_ variant: StoredVariant, of image: ResolvedImage) -> String {
+        variant.fileName(stem: Self.stem(for: image.url))
+    }
+
+    public func url(_ variant: StoredVariant, of image: ResolvedImage) -> String {
+        publicPath + fileName(variant, of: image)
+    }
+
+    /// `url 480w, url 960w` for the variants of one format.
+    public func srcset(_ variants: [StoredVariant], of image: ResolvedImage) -> String {
+        variants.map { "\(url($0, of: image)) \($0.width)w" }.joined(separator: ", ")
+    }
+}
+
+/// A file the build writes into the images folder.
+public struct OutputImage: Sendable, Hashable {
+    public var fileName: String
+    public var blob: BlobID
+    public var bytes: Int
+    public var key: OriginalKey
+}

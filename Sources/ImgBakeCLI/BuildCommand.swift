@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import ImgBake
+
+struct BuildCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Download, transform and localise every remote image of the site.")
+
+    @Argument(help: "The site folder (default: the current folder).")
+    var site: String = "."
+
+    @Option(help: "Write rewritten pages and images here instead of rewriting the site in place.")
+    var out: String?
+
+    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $XDG_CACHE_HOME/imgbake).")
+    var cacheDir: String?
+
+    @Option(help: "Images decoded and encoded at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Flag(help: "No network: images missing from the cache are warnings.")
+    var offline = false
+
+    @Flag(help: "No network: any image missing from the cache fails the build.")
+    var frozen = false
+
+    @Flag(help: "Revalidate every cached image with the origin now.")
+    var refresh = false
+
+    @Flag(name: .customLong("retry-failed"), help: "Try again the URLs that failed permanently in earlier builds.")
+    var retryFailed = false
+
+    @Flag(help: "Image failures fail the build (exit 1).")
+    var strict = false
+
+    @Option(name: .customLong("connect-to"), help: ArgumentHelp("Route HOST:PORT to CONNECT_HOST:CONNECT_PORT (curl's --connect-to).", valueName: "HOST:PORT:CONNECT_HOST:CONNECT_PORT"))
+    var connectTo: [String] = []
+
+    @Option(help: "Trust this CA bundle (curl's --cacert).")
+    var cacert: String?
+
+    @Flag(name: .customLong("allow-private-networks"), help: "Allow downloads from private, loopback and link-local addresses.")
+    var allowPrivateNetworks = false
+
+    @Flag(help: "Print only warnings and errors.")
+    var quiet = false
+
+    func validate() throws {
+        if [offline, frozen, refresh].filter({ $0 }).count > 1 {
+            throw ValidationError("--offline, --frozen and --refresh exclude each other")
+        }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
+            throw ValidationError("--connect-to \(entry): expected HOST:PORT:CONNECT_HOST:CONNECT_PORT")
+        }
+    }
+
+    func run() async throws {
+        var config = Configuration(site: site, cacheDirectory: cacheDir ?? SystemInfo.defaultCacheDirectory,
+                                   jobs: jobs ?? Configuration.defaultJobs)
+        config.outputDirectory = out
+        config.strict = strict
+        config.fetch.policy = offline ? .offline : frozen ? .frozen : refresh ? .refresh : .normal
+        config.fetch.retryFailed = retryFailed
+        config.fetch.connectTo = connectTo
+        config.fetch.caFile = cacert
+        config.fetch.allowPrivateNetworks = allowPrivateNetworks
+
+        let result: BuildResult
+        do {
+            result = try await Build(config).run()
+        } catch {
+            Terminal.error("imgbake: error: \(error.message)")
+            throw ExitCode(error.kind == .usage ? 2 : 1)
+        }
+        for diagnostic in result.diagnostics { Terminal.error(diagnostic.description) }
+        if !result.missing.isEmpty {
+            Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
+            for url in result.missing { Terminal.error("  \(url)") }
+        }
+        if !quiet { for line in result.summary.lines { print(line) } }
+        if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+}

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""A loopback HTTP origin for imgbake's tests and demo: serves a folder of images, counts requests,
+answers conditional requests, and injects faults.
+
+    python3 Tests/Support/origin.py --root Examples/images [--port 0] [--latency-ms 0] [--cache-control ...]
+                                    [--tls-cert CERT --tls-key KEY]
+
+Prints "PORT <n>" on stdout once it listens (port 0 picks a free one). Binds 127.0.0.1 only and exits
+by itself after --max-seconds, or when its parent process ends (--watch-parent).
+
+Routes (GET and HEAD, HTTP/1.1 keep-alive):
+  /<any path>/<name>          the file <name> from --root (the last path segment; the query is ignored)
+  /__stats                    JSON: total requests, per path (with query) counts, 304s, statuses, bytes, peak concurrency
+  /__reset                    zero the counters
+  /__swap?name=A&to=B         from now on serve file B wherever A is asked for (a changed upstream image)
+  /fault/404/<name>, /fault/410/<name>, /fault/500/<name>, /fault/503/<name>, /fault/403/<name>   that status
+  /fault/html/<name>          200 text/html page instead of an image
+  /fault/flaky/<n>/<name>     the first n requests of this exact URL get 503, later ones the file
+  /fault/ratelimit/<n>/<name> the first n requests get 429 with Retry-After: 1
+  /fault/slow/<ms>/<name>     the file after <ms> milliseconds
+  /fault/redirect/<n>/<name>  n 302 hops, then the file
+  /fault/redirect-to/<host:port>/<name>  one 302 to http://<host:port>/img/<name> (e.g. a loopback address)
+  /fault/huge/<name>          200 image/jpeg, chunked (no Content-Length), 60 MB of JPEG-looking bytes
+  /fault/nolength/<name>      the file, chunked without Content-Length
+  /fault/truncate/<name>      Content-Length of the whole file, half the bytes, then the connection closes
+"""
+import argparse, email.utils, hashlib, json, os, ssl, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit, unquote, parse_qs
+
+TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
+         ".webp": "image/webp", ".avif": "image/avif", ".svg": "image/svg+xml"}
+
+
+class Counters:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.hits = {}  # per exact URL, never reset (for flaky/ratelimit)
+        self.swaps = {}
+        self.active = 0
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self.total, self.paths, self.status, self.not_modified, self.bytes, self.peak = 0, {}, {}, 0, 0, 0
+
+    def record(self, path, status, nbytes):
+        with self.lock:
+            self.total += 1
+            self.paths[path] = self.paths.get(path, 0) + 1
+            self.status[str(status)] = self.status.get(str(status), 0) + 1
+            self.bytes += nbytes
+            if status == 304:
+                self.not_modified += 1
+
+    def hit(self, url):
+        with self.lock:
+            self.hits[url] = self.hits.get(url, 0) + 1
+            return self.hits[url]
+
+    def snapshot(self):
+        with self.lock:
+            return {"requests_total": self.total, "paths": dict(sorted(self.paths.items())),
+                    "by_status": dict(self.status), "not_modified": self.not_modified,
+                    "bytes_sent": self.bytes, "max_concurrent": self.peak}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "imgbake-test-origin/1"
+    root = "."
+    latency = 0.0
+    cache_control = None
+    counters = Counters()
+
+    def log_message(self, *args):
+        pass
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        url = self.path
+        parts = urlsplit(url)
+        path = unquote(parts.path)
+        if path == "/__stats":
+            return self.send_bytes(200, json.dumps(self.counters.snapshot(), indent=1).encode(), "application/json")
+        if path == "/__reset":
+            self.counters.reset()
+            return self.send_bytes(200, b'{"reset": true}\n', "application/json")
+        if path == "/__swap":
+            q = parse_qs(parts.query)
+            with self.counters.lock:
+                self.counters.swaps[q["name"][0]] = q["to"][0]
+            return self.send_bytes(200, b'{"swapped": true}\n', "application/json")
+        with self.counters.lock:
+            self.counters.active += 1
+            self.counters.peak = max(self.counters.peak, self.counters.active)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            segments = [s for s in path.split("/") if s]
+            if len(segments) >= 2 and segments[0] == "fault":
+                return self.fault(segments[1:], url)
+            return self.serve(segments[-1] if segments else "", url)
+        finally:
+            with self.counters.lock:
+                self.counters.active -= 1
+
+    # -- responses
+
+    def send_bytes(self, status, body, ctype="text/plain; charset=utf-8", headers=None, count=None):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        if count is not None:
+            self.counters.record(count, status, len(body))
+
+    def file_for(self, name):
+        with self.counters.lock:
+            name = self.counters.swaps.get(name, name)
+        full = os.path.join(self.root, name)
+        if not name or "/" in name or name.startswith(".") or not os.path.isfile(full):
+            return None, None
+        return name, full
+
+    def serve(self, name, url, ctype=None, chunked=False, truncate=False):
+        name, full = self.file_for(name)
+        if full is None:
+            return self.send_bytes(404, b"not found\n", count=url)
+        with open(full, "rb") as f:
+            body = f.read()
+        etag = '"%s"' % hashlib.sha1(body).hexdigest()[:16]
+        modified = email.utils.formatdate(os.stat(full).st_mtime, usegmt=True)
+        validators = {"ETag": etag, "Last-Modified": modified}
+        if self.cache_control:
+            validators["Cache-Control"] = self.cache_control
+        inm, ims = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
+        if (inm is not None and etag in [t.strip() for t in inm.split(",")]) or (inm is None and ims == modified):
+            self.send_response(304)
+            for k, v in validators.items():
+                self.send_header(k, v)
+            self.end_headers()
+            return self.counters.record(url, 304, 0)
+        ctype = ctype or TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")
+        if chunked:
+            return self.send_chunked(200, [body], ctype, validators, url)
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in validators.items():
+            self.send_header(k, v)
+        if truncate:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        sent = body[: len(body) // 2] if truncate else body
+        if self.command != "HEAD":
+            self.wfile.write(sent)
+        if truncate:
+            self.close_connection = True
+        self.counters.record(url, 200, len(sent))
+
+    def send_chunked(self, status, chunks, ctype, headers, url):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Transfer-Encoding", "chunked")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        total = 0
+        try:
+            for chunk in chunks:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                total += len(chunk)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        self.counters.record(url, status, total)
+
+    def fault(self, args, url):
+        kind, rest = args[0], args[1:]
+        if kind in ("404", "410", "500", "503", "403"):
+            return self.send_bytes(int(kind), b"fault %s\n" % kind.encode(), count=url)
+        if kind == "html":
+            return self.send_bytes(200, b"<!doctype html><title>Oops</title><p>Not the image.\n", "text/html", count=url)
+        if kind in ("flaky", "ratelimit") and len(rest) >= 2:
+            if self.counters.hit(url) <= int(rest[0]):
+                status = 503 if kind == "flaky" else 429
+                return self.send_bytes(status, b"try again\n", headers={"Retry-After": "1"}, count=url)
+            return self.serve(rest[-1], url)
+        if kind == "slow" and len(rest) >= 2:
+            time.sleep(int(rest[0]) / 1000.0)
+            return self.serve(rest[-1], url)
+        if kind == "redirect" and len(rest) >= 2:
+            n = int(rest[0])
+            target = "/fault/redirect/%d/%s" % (n - 1, rest[-1]) if n > 1 else "/img/" + rest[-1]
+            return self.send_bytes(302, b"", headers={"Location": target}, count=url)
+        if kind == "redirect-to" and len(rest) >= 2:
+            return self.send_bytes(302, b"", headers={"Location": "http://%s/img/%s" % (rest[0], rest[-1])}, count=url)
+        if kind == "huge":
+            chunk = b"\xff\xd8\xff\xe0" + b"\x00" * (1 << 20)
+            return self.send_chunked(200, (chunk for _ in range(60)), "image/jpeg", {}, url)
+        if kind == "nolength" and rest:
+            return self.serve(rest[-1], url, chunked=True)
+        if kind == "truncate" and rest:
+            return self.serve(rest[-1], url, truncate=True)
+        return self.send_bytes(404, b"unknown fault\n", count=url)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--latency-ms", type=int, default=0)
+    ap.add_argument("--cache-control")
+    ap.add_argument("--max-seconds", type=int, default=1800)
+    ap.add_argument("--watch-parent", action="store_true", help="exit when the parent process ends")
+    ap.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    a = ap.parse_args()
+    Handler.root, Handler.latency, Handler.cache_control = a.root, a.latency_ms / 1000.0, a.cache_control
+    ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 128
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    if a.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(a.tls_cert, a.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    print("PORT %d" % server.server_address[1], flush=True)
+    parent = os.getppid()
+
+    def watchdog():
+        deadline = time.time() + a.max_seconds
+        while time.time() < deadline:
+            if a.watch_parent and os.getppid() != parent:
+                break
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
