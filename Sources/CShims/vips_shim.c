@@ -1,7 +1,13 @@
 #include "vips_shim.h"
 
+static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
 int imgbake_vips_start(const char *argv0, int threads) {
     if (VIPS_INIT(argv0) != 0) return -1;
+    // libvips also logs what it returns as an error ("error in tile ..."); callers report the error.
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, imgbake_ignore_log, NULL);
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     if (threads > 0) vips_concurrency_set(threads);

@@ -50,6 +50,8 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// DNS or TCP/TLS connection failure.
     case couldNotConnect(String)
     case tooManyRedirects(Int)
+    /// The TLS handshake failed or the certificate is not trusted.
+    case tls(String)
     /// Any other libcurl error: its code and message.
     case curl(code: Int, message: String)
 
@@ -60,6 +62,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let message): "timed out (\(message))"
         case .couldNotConnect(let message): "could not connect (\(message))"
         case .tooManyRedirects(let max): "more than \(max) redirects"
+        case .tls(let message): "TLS failed (\(message)); a private CA can be trusted with --cacert"
         case .curl(let code, let message): "transfer failed (curl \(code): \(message))"
         }
     }
@@ -69,7 +72,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .timedOut, .couldNotConnect: true
         case .curl(let code, _): [18, 52, 55, 56, 16, 92].contains(code) // partial file, empty reply, send/recv errors, HTTP/2
-        case .bodyTooLarge, .addressRefused, .tooManyRedirects: false
+        case .bodyTooLarge, .addressRefused, .tooManyRedirects, .tls: false
         }
     }
 }

@@ -134,8 +134,10 @@ final class Transfer {
                 effectiveURL: effective.map { String(cString: $0) } ?? request.url,
                 duration: ContinuousClock.now - started))
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(message))
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SSL_CONNECT_ERROR:
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
             return .failure(.couldNotConnect(message))
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return .failure(.tls(message))
         case CURLE_FILESIZE_EXCEEDED: return .failure(.bodyTooLarge(limit: request.maxBodyBytes))
         case CURLE_TOO_MANY_REDIRECTS: return .failure(.tooManyRedirects(request.maxRedirects))
         default: return .failure(.curl(code: Int(code.rawValue), message: message))

@@ -6,7 +6,8 @@
 #define IMGBAKE_VIPS_SHIM_H
 #include <vips/vips.h>
 
-/// VIPS_INIT, then the process-wide settings a batch tool wants: no operation cache (every image is
+/// VIPS_INIT, then the process-wide settings a batch tool wants: warnings silenced (failures come back
+/// as errors), no operation cache (every image is
 /// seen once), `threads` worker threads per pipeline, and every loader blocked except the formats
 /// imgbake decodes (JPEG, PNG, GIF, WebP, HEIF/AVIF).
 int imgbake_vips_start(const char *argv0, int threads);

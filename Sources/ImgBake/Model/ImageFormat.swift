@@ -20,16 +20,25 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         return nil
     }
 
-    /// An XML or bare `<svg` document: after an optional BOM and white space, `<svg`, or an XML
-    /// declaration, comment or doctype followed somewhere in the first bytes by `<svg`.
+    /// An SVG document: `<svg` first, after an optional BOM, white space, an XML declaration,
+    /// comments and an SVG doctype. (An HTML page with inline SVG is not an image.)
     private static func isSVG(_ head: [UInt8]) -> Bool {
-        var text = Array(String(decoding: head, as: UTF8.self).lowercased().utf8)
-        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }
-        let start = text.firstIndex { !$0.isHTMLSpace } ?? text.endIndex
-        let rest = text[start...]
-        if rest.starts(with: Array("<svg".utf8)) { return true }
-        let prologue = ["<?xml", "<!--", "<!doctype"].contains { rest.starts(with: Array($0.utf8)) }
-        return prologue && !text.occurrences(of: Array("<svg".utf8), in: 0..<text.count).isEmpty
+        var text = Array(String(decoding: head, as: UTF8.self).lowercased().utf8)[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        func skip(from start: String, to end: String) -> Bool {
+            guard text.starts(with: Array(start.utf8)) else { return false }
+            let all = Array(text)
+            guard let close = all.occurrences(of: Array(end.utf8), in: start.utf8.count..<all.count).first else { return false }
+            text = text.dropFirst(close + end.utf8.count)
+            return true
+        }
+        while true {
+            text = text.drop { $0.isHTMLSpace }
+            if text.starts(with: Array("<svg".utf8)) { return true }
+            guard skip(from: "<?xml", to: "?>") || skip(from: "<!--", to: "-->") || skip(from: "<!doctype svg", to: ">") else {
+                return false
+            }
+        }
     }
 
     public var mimeType: String {

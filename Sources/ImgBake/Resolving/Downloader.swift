@@ -116,7 +116,7 @@ extension FetchFailure {
     init(transferError error: TransferError) {
         switch error {
         case .bodyTooLarge: self.init(error.description, kind: .permanent)
-        case .addressRefused, .tooManyRedirects: self.init(error.description, kind: .final)
+        case .addressRefused, .tooManyRedirects, .tls: self.init(error.description, kind: .final)
         case .timedOut, .couldNotConnect: self.init(error.description, kind: .transient)
         case .curl: self.init(error.description, kind: error.isTransient ? .transient : .final)
         }

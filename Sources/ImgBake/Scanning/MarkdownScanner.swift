@@ -90,7 +90,7 @@ private struct Locator {
         for (slot, index, url) in fallbacks {
             let node = nodes[index]
             let written = node.url ?? ""
-            let candidates = inlineDestinations(in: enclosingBlock(of: index)).filter {
+            let candidates = MarkdownSyntax.inlineDestinations(in: file.bytes, range: enclosingBlock(of: index)).filter {
                 $0.decoded == written && !claimed.contains($0.range.lowerBound)
             }
             let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
@@ -157,21 +157,6 @@ private struct Locator {
         default:
             return nil
         }
-    }
-
-    /// Every `](destination` in `range`.
-    private func inlineDestinations(in range: Range<Int>) -> [MarkdownSyntax.Destination] {
-        let bytes = file.bytes
-        var found: [MarkdownSyntax.Destination] = []
-        var i = range.lowerBound
-        while i + 1 < range.upperBound {
-            if bytes[i] == UInt8(ascii: "]"), bytes[i + 1] == UInt8(ascii: "("),
-               let destination = MarkdownSyntax.destination(in: bytes, at: i + 2, limit: range.upperBound) {
-                found.append(destination)
-            }
-            i += 1
-        }
-        return found
     }
 
     private func enclosingBlockIndex(of index: Int) -> Int {

@@ -71,6 +71,34 @@ enum MarkdownSyntax {
         return nil
     }
 
+    /// Every inline destination (`](destination`) in `range`, outside code spans and not behind a
+    /// backslash escape: the candidates when cmark's position for an image cannot be trusted.
+    static func inlineDestinations(in bytes: [UInt8], range: Range<Int>) -> [Destination] {
+        var found: [Destination] = []
+        var i = range.lowerBound
+        while i + 1 < range.upperBound {
+            switch bytes[i] {
+            case UInt8(ascii: "\\"):
+                i += 2
+                continue
+            case UInt8(ascii: "`"):
+                let run = runLength(bytes, i, range.upperBound, of: UInt8(ascii: "`"))
+                if let close = closingBackticks(bytes, from: i + run, count: run, limit: range.upperBound) {
+                    i = close + run
+                } else {
+                    i += run
+                }
+                continue
+            case UInt8(ascii: "]") where bytes[i + 1] == UInt8(ascii: "("):
+                if let destination = destination(in: bytes, at: i + 2, limit: range.upperBound) { found.append(destination) }
+            default:
+                break
+            }
+            i += 1
+        }
+        return found
+    }
+
     /// Normalises a link label the way CommonMark matches them: case-folded, inner white space
     /// collapsed, trimmed.
     static func normalizedLabel(_ bytes: ArraySlice<UInt8>) -> String {

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import ImgBake
+
+/// The real `imgbake` binary: exit codes, where output goes, `scan --json`.
+@Suite struct CommandLineTests {
+    @Test func scanJSONListsEveryReferenceWithItsPlace() throws {
+        let site = TestSite()
+        site.page("index.html", "<p>\n  <img src=\"https://a.test/x.jpg\" srcset=\"https://a.test/y.jpg 2x\"></p>")
+        site.page("posts/p.md", "![a](https://a.test/z.png)\n")
+        let result = try runImgbake(["scan", site.site, "--json"])
+        #expect(result.status == 0)
+        struct Entry: Decodable, Equatable { let file: String; let line: Int; let column: Int; let kind: String; let url: String }
+        let entries = try JSONDecoder().decode([Entry].self, from: Data(result.stdout.utf8))
+        #expect(entries == [
+            Entry(file: "index.html", line: 2, column: 13, kind: "img-src", url: "https://a.test/x.jpg"),
+            Entry(file: "index.html", line: 2, column: 43, kind: "img-srcset", url: "https://a.test/y.jpg"),
+            Entry(file: "posts/p.md", line: 1, column: 6, kind: "markdown-image", url: "https://a.test/z.png"),
+        ])
+    }
+
+    @Test func buildPrintsWarningsOnStderrAndTheSummaryOnStdout() throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\"><img src=\"\(origin.url("fault/404/x.png"))\">")
+        let result = try runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
+        #expect(result.status == 0)
+        #expect(result.stderr == "a.html:1:56: warning: http://images.test/fault/404/x.png: HTTP 404\n")
+        #expect(result.stdout.contains("1 pages scanned, 1 rewritten; 1 of 2 image references localised"))
+    }
+
+    @Test func strictTurnsImageFailuresIntoExitStatusOne() throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("fault/404/x.png"))\">")
+        let result = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--strict", "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func offlineMissesAreWarningsAndFrozenMissesFailTheBuild() throws {
+        let site = TestSite()
+        site.page("a.html", "<img src=\"https://nowhere.test/a.png\"><img src=\"https://nowhere.test/b.png\">")
+        let offline = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--offline"])
+        #expect(offline.status == 0)
+        #expect(offline.stderr.contains("a.html:1:11: warning: https://nowhere.test/a.png: not in the cache (--offline: no network)"))
+        let frozen = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--frozen"])
+        #expect(frozen.status == 1)
+        #expect(frozen.stderr.contains("imgbake: error: --frozen: 2 image(s) not in the cache:\n  https://nowhere.test/a.png\n  https://nowhere.test/b.png\n"))
+        #expect(site.folder.text("site/a.html") == "<img src=\"https://nowhere.test/a.png\"><img src=\"https://nowhere.test/b.png\">")
+    }
+
+    @Test(arguments: [
+        ["build", "--no-such-flag"],
+        ["build", "--offline", "--frozen"],
+        ["build", "--jobs", "0"],
+        ["build", "--connect-to", "nonsense"],
+        ["build", "/does/not/exist"],
+        ["scan", "/does/not/exist"],
+        ["frobnicate"],
+    ])
+    func usageErrorsExitWithTwo(arguments: [String]) throws {
+        let result = try runImgbake(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func helpAndVersionExitZero() throws {
+        #expect(try runImgbake(["--help"]).status == 0)
+        let version = try runImgbake(["--version"])
+        #expect(version.status == 0 && version.stdout == SystemInfo.version + "\n")
+    }
+}
+
+@Suite struct HTTPSTests {
+    /// A self-signed certificate for images.test, made with openssl for this test.
+    static func certificate(in folder: TemporaryFolder) throws -> (cert: String, key: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                             "-subj", "/CN=images.test", "-addext", "subjectAltName=DNS:images.test",
+                             "-keyout", folder.path + "/key.pem", "-out", folder.path + "/cert.pem"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (folder.path + "/cert.pem", folder.path + "/key.pem")
+    }
+
+    @Test func httpsWithATrustedCABundleWorksAndWithoutItFailsCleanly() async throws {
+        let site = TestSite()
+        let tls = try Self.certificate(in: site.folder)
+        let origin = try Origin(tls: tls)
+        site.page("a.html", "<img src=\"https://images.test/img/coffee.png\">")
+        var config = site.configuration(origin: nil)
+        config.fetch.connectTo = ["images.test:443:127.0.0.1:\(origin.port)"]
+        config.fetch.retries = 0
+
+        let untrusted = try await site.build(config)
+        #expect(untrusted.exitCode == 0)
+        #expect(untrusted.diagnostics.first?.message.contains("TLS failed (SSL certificate problem: self-signed certificate); a private CA can be trusted with --cacert") == true, "\(untrusted.diagnostics)")
+        #expect(site.output("a.html") == nil)
+
+        config.fetch.caFile = tls.cert
+        let trusted = try await site.build(config)
+        #expect(trusted.diagnostics.isEmpty)
+        #expect(normalizingHashes(try #require(site.output("a.html"))).contains("<img src=\"/_img/coffee-HASH-300.png\""))
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+import Vips
+@testable import ImgBake
+
+/// Replaces the 10-hex content hash in output names, so expectations do not depend on encoder bytes.
+func normalizingHashes(_ text: String) -> String {
+    text.replacing(/-[0-9a-f]{10}(-\d+)?\./) { match in "-HASH\(match.output.1 ?? "")." }
+}
+
+@Suite struct EndToEndTests {
+    static let images = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
+
+    @Test func manyPagesSharingImagesMakeExactlyOneRequestPerUniqueURL() async throws {
+        let origin = try Origin(latencyMilliseconds: 30)
+        let site = TestSite()
+        for n in 0..<40 {
+            let a = Self.images[n % 6], b = Self.images[(n + 1) % 6], c = Self.images[(n * 5) % 6]
+            if n % 4 == 0 {
+                site.page("posts/p\(n).md", "# Post \(n)\n\n![a](\(origin.url("img/" + a)))\n\n![b][b]\n\n[b]: \(origin.url("img/" + b))\n")
+            } else {
+                site.page("p\(n).html", """
+                <img src="\(origin.url("img/" + a))"><img srcset="\(origin.url("img/" + b)) 1x, \(origin.url("img/" + c)) 2x">
+                <picture><source srcset="\(origin.url("img/" + c))"><img src="\(origin.url("img/" + a))"></picture>
+                """)
+            }
+        }
+        let result = try await site.build(origin: origin)
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 6)
+        #expect(stats.paths.count == 6 && stats.paths.values.allSatisfy { $0 == 1 })
+        #expect(result.summary.imagesDownloaded == 6)
+        #expect(result.summary.pagesWritten == 40)
+        #expect(result.exitCode == 0)
+        #expect(result.diagnostics.isEmpty)
+    }
+
+    @Test func secondBuildMakesNoRequestNoTransformAndWritesIdenticalBytes() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("index.html", Self.images.map { "<img src=\"\(origin.url("img/" + $0))\" alt=\"\($0)\">" }.joined(separator: "\n"))
+        site.page("post.md", "![h](\(origin.url("img/hubble.jpg")) \"t\")\n")
+        let first = try await site.build(origin: origin)
+        #expect(first.summary.imagesDownloaded == 6)
+        let firstOutput = site.folder.snapshot(under: "out")
+        try FileManager.default.removeItem(atPath: site.out)
+        try await origin.reset()
+
+        let second = try await site.build(origin: origin)
+        #expect(try await origin.stats().requests_total == 0)
+        #expect(second.summary.imagesCached == 6)
+        #expect(second.summary.variantsEncoded == 0)
+        #expect(site.folder.snapshot(under: "out") == firstOutput)
+    }
+
+    @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let page = """
+        <p>ok</p>
+        <img src="\(origin.url("fault/404/gone.jpg"))" alt="gone">
+          <img alt="html" src='\(origin.url("fault/html/page.jpg"))'>
+        <img src="\(origin.url("img/astronaut.jpg"))">
+        """
+        site.page("index.html", page)
+        let result = try await site.build(origin: origin)
+        #expect(result.exitCode == 0)
+        let warnings = result.diagnostics.filter { $0.severity == .warning }.map(\.description)
+        #expect(warnings == [
+            "index.html:2:11: warning: http://images.test/fault/404/gone.jpg: HTTP 404",
+            "index.html:3:24: warning: http://images.test/fault/html/page.jpg: not an image (Content-Type text/html, starts with \"<!doctype html><title>Oo…\")",
+        ])
+        let output = try #require(site.output("index.html"))
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0...2].joined(separator: "\n") == page.split(separator: "\n", omittingEmptySubsequences: false)[0...2].joined(separator: "\n"))
+        #expect(lines[3].hasPrefix("<picture>"))
+    }
+
+    @Test func everyOutputDecodesWithLibvipsAtTheWidthItsNameSays() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("index.html", Self.images.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined())
+        _ = try await site.build(origin: origin)
+        let files = site.folder.files(under: "out/_img")
+        var widths: [String: [Int]] = [:]
+        for file in files {
+            let match = try #require(file.firstMatch(of: /^(.+)-[0-9a-f]{10}-(\d+)\.(\w+)$/))
+            let bytes = try #require(site.folder.read("out/_img/" + file))
+            let image = try VipsImage.open(ImageBuffer(bytes), allPages: match.output.3 == "gif" || match.output.3 == "webp")
+            #expect(image.width == Int(match.output.2)!, "\(file)")
+            #expect(ImageFormat.sniff(bytes)?.fileExtension == String(match.output.3), "\(file)")
+            widths["\(match.output.1).\(match.output.3)", default: []].append(image.width)
+        }
+        #expect(widths.mapValues { $0.sorted() } == [
+            "hubble-wide.jpg": [480, 960, 1920], "hubble-wide.webp": [480, 960, 1920],  // capped at 1920
+            "hubble.jpg": [480, 960, 1000], "hubble.webp": [480, 960, 1000],            // 1000 keeps its width
+            "astronaut.jpg": [480, 512], "astronaut.webp": [480, 512],
+            "coffee.png": [300], "coffee.webp": [300],                                  // never upscaled
+            "astronaut-round.png": [256], "astronaut-round.webp": [256],
+            "deep-field.gif": [160], "deep-field.webp": [160],
+        ])
+        // The animation stays animated in both formats.
+        for file in files where file.hasPrefix("deep-field") {
+            let image = try VipsImage.open(ImageBuffer(site.folder.read("out/_img/" + file)!), allPages: true)
+            #expect(image.pages == 4, "\(file)")
+        }
+        // Transparency survives.
+        let round = try #require(files.first { $0.hasPrefix("astronaut-round") && $0.hasSuffix(".png") })
+        #expect(try VipsImage.open(ImageBuffer(site.folder.read("out/_img/" + round)!)).hasAlpha)
+    }
+
+    @Test func pictureMarkupKeepsTheAuthorsTagByteForByte() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", """
+        <IMG class=hero  ALT="Galaxies &amp; more" src="\(origin.url("img/hubble.jpg"))" data-x='1'>
+        <img src="\(origin.url("img/astronaut.jpg"))" width="200" alt=""/>
+        <img src="\(origin.url("img/coffee.png"))" sizes="50vw">
+        """)
+        _ = try await site.build(origin: origin)
+        let expected = """
+        <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' srcset="/_img/hubble-HASH-480.jpg 480w, /_img/hubble-HASH-960.jpg 960w, /_img/hubble-HASH-1000.jpg 1000w" sizes="(max-width: 960px) 100vw, 960px" width="1000" height="872"></picture>
+        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w, /_img/astronaut-HASH-512.webp 512w" sizes="(max-width: 960px) 100vw, 960px"><img src="/_img/astronaut-HASH-512.jpg" width="200" alt="" srcset="/_img/astronaut-HASH-480.jpg 480w, /_img/astronaut-HASH-512.jpg 512w" sizes="(max-width: 960px) 100vw, 960px"/></picture>
+        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.png" sizes="50vw" srcset="/_img/coffee-HASH-300.png 300w" width="300" height="200"></picture>
+        """
+        #expect(normalizingHashes(try #require(site.output("a.html"))) == expected)
+    }
+
+    @Test func byteOrderMarkCRLFAndEverythingElseAreKept() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let url = origin.url("img/astronaut.jpg")
+        let page = "\u{FEFF}<!doctype html>\r\n<p title='&lt;x&gt;'>caf\u{E9}</p>\r\n<picture><source srcset=\"\(url) 1x\"><img src='\(url)'></picture>\r\n<!-- \(url) -->\r\n"
+        site.page("bom.html", page)
+        _ = try await site.build(origin: origin)
+        let output = try #require(site.folder.read("out/bom.html"))
+        let local = try #require(site.output("bom.html")?.firstMatch(of: /\/_img\/astronaut-[0-9a-f]{10}-512\.jpg/)).output
+        #expect(output == Array(page.replacing("<source srcset=\"\(url)", with: "<source srcset=\"\(local)")
+            .replacing("<img src='\(url)'", with: "<img src='\(local)'").utf8))
+    }
+
+    @Test func aPageWithNothingToRewriteIsNotWritten() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("plain.html", "<img src=\"/local.jpg\">")
+        site.page("broken.html", "<img src=\"\(origin.url("fault/404/x.jpg"))\">")
+        site.page("good.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        let result = try await site.build(origin: origin)
+        #expect(site.folder.files(under: "out").filter { !$0.hasPrefix("_img/") } == ["good.html"])
+        #expect(result.summary.pagesWritten == 1)
+    }
+
+    @Test func markdownIsRewrittenInPlaceAndCodeIsLeftAlone() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let hubble = origin.url("img/hubble.jpg"), coffee = origin.url("img/coffee.png")
+        site.page("post.md", """
+        Intro ![deep
+        field](\(hubble) "Title") and `![code](\(hubble))`.
+
+            ![indented](\(hubble))
+
+        ![cup][] and ![cup]
+
+        [cup]: <\(coffee)> 'A cup'
+        """)
+        let result = try await site.build(origin: origin, out: false)
+        #expect(result.exitCode == 0 && result.diagnostics.isEmpty)
+        #expect(normalizingHashes(try #require(site.folder.text("site/post.md"))) == """
+        Intro ![deep
+        field](/_img/hubble-HASH-1000.jpg "Title") and `![code](\(hubble))`.
+
+            ![indented](\(hubble))
+
+        ![cup][] and ![cup]
+
+        [cup]: </_img/coffee-HASH-300.png> 'A cup'
+        """)
+        #expect(site.folder.files(under: "site/_img").count == 2)
+    }
+
+    @Test func privateAddressesAreRefusedUnlessAllowedOrRouted() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"http://127.0.0.1:\(origin.port)/img/coffee.png\">")
+        let refused = try await site.build(origin: nil)
+        #expect(refused.diagnostics.map(\.description) == [
+            "a.html:1:11: warning: http://127.0.0.1:\(origin.port)/img/coffee.png: refused to connect to private address 127.0.0.1 (use --allow-private-networks)",
+        ])
+        #expect(try await origin.stats().requests_total == 0)
+
+        var allowed = site.configuration(origin: nil)
+        allowed.fetch.allowPrivateNetworks = true
+        #expect(try await site.build(allowed).summary.imagesDownloaded == 1)
+    }
+
+    @Test func aRedirectToAPrivateAddressIsRefusedToo() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        // The origin itself is routed with --connect-to; port 9 on loopback is not.
+        site.page("a.html", "<img src=\"\(origin.url("fault/redirect-to/127.0.0.1:9/coffee.png"))\">")
+        let result = try await site.build(origin: origin)
+        #expect(result.diagnostics.map(\.message) == [
+            "http://images.test/fault/redirect-to/127.0.0.1:9/coffee.png: refused to connect to private address 127.0.0.1 (use --allow-private-networks)",
+        ])
+    }
+
+    @Test func aRemoteBaseLeavesThePageAloneUnlessPublicPathIsAbsolute() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<head><base href=\"\(origin.url("img/"))\"></head><img src=\"coffee.png\">")
+        let left = try await site.build(origin: origin)
+        #expect(left.diagnostics.first?.message.hasPrefix("page has a remote <base href> (http://images.test/img/)") == true)
+        #expect(site.output("a.html") == nil)
+
+        var config = site.configuration(origin: origin)
+        config.output.publicPath = "https://cdn.example.com/_img/"
+        _ = try await site.build(config)
+        #expect(normalizingHashes(try #require(site.output("a.html"))).contains("src=\"https://cdn.example.com/_img/coffee-HASH-300.png\""))
+    }
+}

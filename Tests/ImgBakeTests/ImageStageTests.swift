@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import Vips
+@testable import ImgBake
+
+@Suite struct ImageStageTests {
+    @Test func formatsAreSniffedFromBytes() {
+        #expect(ImageFormat.sniff(Paths.image("hubble.jpg")) == .jpeg)
+        #expect(ImageFormat.sniff(Paths.image("coffee.png")) == .png)
+        #expect(ImageFormat.sniff(Paths.image("deep-field.gif")) == .gif)
+        #expect(ImageFormat.sniff(Paths.image("drawing.svg")) == .svg)
+        #expect(ImageFormat.sniff(Array("<?xml version=\"1.0\"?>\n<!-- x -->\n<svg/>".utf8)) == .svg)
+        #expect(ImageFormat.sniff(Array("<!doctype html><svg></svg>".utf8)) == nil)
+        #expect(ImageFormat.sniff(Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageFormat.sniff(Array("\0\0\0\u{1C}ftypavif".utf8)) == .avif)
+        #expect(ImageFormat.sniff([]) == nil)
+    }
+
+    @Test func widthsAreCappedAtTheSourceAndNeverUpscaled() {
+        let plan = VariantPlan(settings: ImageSettings())
+        func widths(_ width: Int) -> [Int] {
+            Array(Set(plan.specs(for: SourceInfo(format: .jpeg, width: width, height: 100, pages: 1)).map(\.width))).sorted()
+        }
+        #expect(widths(4000) == [480, 960, 1920])
+        #expect(widths(1000) == [480, 960, 1000])
+        #expect(widths(960) == [480, 960])
+        #expect(widths(300) == [300])
+    }
+
+    @Test func formatsAreBestFirstWithTheOriginalAsFallback() {
+        var settings = ImageSettings()
+        settings.formats = [.avif, .webp, .original]
+        let plan = VariantPlan(settings: settings)
+        #expect(plan.outputFormats(for: SourceInfo(format: .png, width: 10, height: 10, pages: 1)) == [.avif, .webp, .png])
+        #expect(plan.outputFormats(for: SourceInfo(format: .webp, width: 10, height: 10, pages: 1)) == [.avif, .webp])
+        #expect(plan.outputFormats(for: SourceInfo(format: .gif, width: 10, height: 10, pages: 3)) == [.webp, .gif])
+        settings.formats = [.webp]
+        #expect(VariantPlan(settings: settings).outputFormats(for: SourceInfo(format: .jpeg, width: 10, height: 10, pages: 1)) == [.webp, .jpeg])
+    }
+
+    @Test func variantKeysChangeWithTheSpecOnly() {
+        let blob = BlobID(of: [1, 2, 3])
+        let spec = VariantSpec(width: 480, format: .webp, quality: 80, effort: 4, animated: false, keepMetadata: [])
+        var other = spec
+        other.quality = 81
+        #expect(spec.key(original: blob) == spec.key(original: blob))
+        #expect(spec.key(original: blob) != other.key(original: blob))
+        #expect(spec.key(original: blob) != spec.key(original: BlobID(of: [1, 2, 4])))
+    }
+
+    @Test func transformerDecodesOnceAndMakesEveryVariant() async throws {
+        let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
+        let plan = VariantPlan(settings: ImageSettings())
+        let (info, variants) = try await transformer.variants(of: ImageBuffer(Paths.image("hubble-wide.jpg")), format: .jpeg) {
+            plan.specs(for: $0)
+        }
+        #expect(info == SourceInfo(format: .jpeg, width: 2000, height: 872, pages: 1))
+        #expect(variants.map { "\($0.spec.format.rawValue)@\($0.width)x\($0.height)" }.sorted() == [
+            "jpeg@1920x837", "jpeg@480x209", "jpeg@960x419", "webp@1920x837", "webp@480x209", "webp@960x419",
+        ])
+        for variant in variants {
+            let decoded = try VipsImage.open(ImageBuffer(variant.bytes))
+            #expect(decoded.width == variant.width && decoded.height == variant.height)
+            #expect(ImageFormat.sniff(variant.bytes) == variant.spec.format)
+        }
+    }
+
+    @Test func truncatedAndNonImageBytesAreUndecodable() async throws {
+        let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
+        let jpeg = Paths.image("hubble.jpg")
+        await #expect(throws: TransformError.self) {
+            _ = try await transformer.variants(of: ImageBuffer(jpeg.prefix(jpeg.count / 2)), format: .jpeg) { _ in
+                [VariantSpec(width: 480, format: .jpeg, quality: 80, effort: 0, animated: false, keepMetadata: [])]
+            }
+        }
+    }
+
+    @Test func blobsAreVerifiedWhenRead() throws {
+        let folder = TemporaryFolder()
+        let store = try BlobStore(root: folder.path + "/blobs")
+        let id = try store.write(Array("hello".utf8))
+        guard case .found(let bytes) = store.read(id) else { Issue.record("not found"); return }
+        #expect(bytes == Array("hello".utf8))
+        // Flip a byte behind the store's back: the read is a miss and the file is gone.
+        FileManager.default.createFile(atPath: store.path(of: id), contents: Data("jello".utf8))
+        guard case .corrupt = store.read(id) else { Issue.record("corruption not detected"); return }
+        #expect(!store.exists(id))
+        guard case .missing = store.read(id) else { Issue.record("expected a miss"); return }
+    }
+
+    @Test func svgSizeComesFromItsRootElement() {
+        #expect(SVGSize.parse(Paths.image("drawing.svg"))! == (240, 120))
+        #expect(SVGSize.parse(Array("<svg viewBox='0 0 50.5 20'>".utf8))! == (51, 20))
+        #expect(SVGSize.parse(Array("<svg width=\"100%\" viewBox=\"0,0,10,5\">".utf8))! == (10, 5))
+        #expect(SVGSize.parse(Array("<svg>".utf8)) == nil)
+    }
+}

@@ -1,0 +1,58 @@
+import Testing
+@testable import ImgBake
+
+@Suite struct RewritingTests {
+    @Test func splicesApplyBackToFrontAndRefuseOverlaps() throws {
+        let bytes = Array("0123456789".utf8)
+        let out = try Splicer.apply([Edit(7..<9, "X"), Edit(0..<1, "abc"), Edit(4..<4, "-")], to: bytes)
+        #expect(String(decoding: out, as: UTF8.self) == "abc123-456X9")
+        #expect(throws: Splicer.OverlapError.self) { try Splicer.apply([Edit(0..<5, ""), Edit(4..<6, "")], to: bytes) }
+    }
+
+    @Test func attributeValuesAreEscapedForTheirQuoting() {
+        #expect(ReplacementText.attribute("/a?x=1&y=\"2\"", quote: UInt8(ascii: "\"")) == "/a?x=1&amp;y=&quot;2&quot;")
+        #expect(ReplacementText.attribute("/it's.jpg", quote: UInt8(ascii: "'")) == "/it&#39;s.jpg")
+        #expect(ReplacementText.attribute("/_img/a.jpg", quote: nil) == "/_img/a.jpg")
+        #expect(ReplacementText.attribute("/a b.jpg", quote: nil) == "\"/a b.jpg\"")
+    }
+
+    @Test func markdownDestinationsGetAngleBracketsWhenNeeded() {
+        #expect(ReplacementText.markdownDestination("/_img/a.jpg", angle: false) == "/_img/a.jpg")
+        #expect(ReplacementText.markdownDestination("/a b.jpg", angle: false) == "</a b.jpg>")
+        #expect(ReplacementText.markdownDestination("/a.jpg", angle: true) == "/a.jpg")
+    }
+
+    @Test func srcsetSerialisationKeepsDescriptors() {
+        #expect(SrcsetParser.serialize([("/a.jpg", ["480w"]), ("/b.jpg", []), ("/c.jpg", ["2x"])]) == "/a.jpg 480w, /b.jpg, /c.jpg 2x")
+    }
+
+    @Test(arguments: [
+        ("https://a.test/photos/My%20Holiday%20(2).JPG", "my-holiday-2"),
+        ("https://a.test/", "image"),
+        ("https://a.test/%E2%98%83.png", "image"),
+        ("https://a.test/x/.hidden", "hidden"),
+        ("https://a.test/" + String(repeating: "abc-", count: 20) + ".jpg", "abc-abc-abc-abc-abc-abc-abc-abc-abc-abc"),
+    ])
+    func outputStemsAreSafe(url: String, stem: String) {
+        #expect(OutputNaming.stem(for: RemoteURL.resolve(url)!) == stem)
+    }
+
+    @Test func templateErrorsNameTheFileAndLine() throws {
+        let folder = TemporaryFolder()
+        folder.write("picture.mustache", "<picture>\n{{#sources}}<source>\n</picture>\n")
+        #expect(throws: MarkupRenderer.TemplateError.self) { try MarkupRenderer(templatesDirectory: folder.path) }
+        do {
+            _ = try MarkupRenderer(templatesDirectory: folder.path)
+        } catch {
+            #expect(error.file == folder.path + "/picture.mustache")
+            #expect(error.description.hasPrefix(folder.path + "/picture.mustache:"))
+        }
+    }
+
+    @Test func aTemplateInTemplatesDirReplacesTheBuiltInOne() throws {
+        let folder = TemporaryFolder()
+        folder.write("picture.mustache", "<div class=\"pic\">{{{img}}}</div>\n")
+        let renderer = try MarkupRenderer(templatesDirectory: folder.path)
+        #expect(renderer.render("picture", ["img": "<img>"]) == "<div class=\"pic\"><img></div>")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+@testable import ImgBake
+
+/// A site, an output folder and a cache in one temporary folder, with a build configured for an origin.
+struct TestSite {
+    let folder = TemporaryFolder()
+    var site: String { folder.path + "/site" }
+    var out: String { folder.path + "/out" }
+    var cache: String { folder.path + "/cache" }
+
+    func page(_ path: String, _ text: String) { folder.write("site/" + path, text) }
+    func output(_ path: String) -> String? { folder.text("out/" + path) }
+
+    func configuration(origin: Origin?, out useOut: Bool = true) -> Configuration {
+        var config = Configuration(site: site, cacheDirectory: cache, jobs: 2)
+        if useOut { config.outputDirectory = out }
+        if let origin { config.fetch.connectTo = [origin.connectTo] }
+        config.fetch.retryDelay = .milliseconds(50)
+        return config
+    }
+
+    func build(_ config: Configuration, now: (@Sendable () -> Double)? = nil) async throws -> BuildResult {
+        try await (now.map { Build(config, now: $0) } ?? Build(config)).run()
+    }
+
+    func build(origin: Origin?, out: Bool = true) async throws -> BuildResult {
+        try await build(configuration(origin: origin, out: out))
+    }
+}
+
+/// Runs the real `imgbake` binary.
+struct CommandResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+func runImgbake(_ arguments: [String], in directory: String? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Paths.binary)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Drain stderr on another thread while stdout is read here, so a chatty process never blocks.
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errors = Box()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errors.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                         stderr: String(decoding: errors.data, as: UTF8.self))
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where things are in the repository, found from this file's path so tests run from any folder.
+enum Paths {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() } // Support, ImgBakeTests, Tests, root
+        return url.path
+    }()
+
+    static var images: String { root + "/Examples/images" }
+    static var origin: String { root + "/Tests/Support/origin.py" }
+    static var binary: String { root + "/.build/debug/imgbake" }
+
+    static func image(_ name: String) -> [UInt8] {
+        [UInt8](FileManager.default.contents(atPath: images + "/" + name)!)
+    }
+}
+
+/// A fresh folder under the system's temporary folder, removed when the value goes away.
+final class TemporaryFolder: @unchecked Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "imgbake-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ relative: String, _ text: String) { write(relative, Array(text.utf8)) }
+
+    func write(_ relative: String, _ bytes: [UInt8]) {
+        let full = path + "/" + relative
+        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: full, contents: Data(bytes))
+    }
+
+    func read(_ relative: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path + "/" + relative).map { [UInt8]($0) }
+    }
+
+    func text(_ relative: String) -> String? { read(relative).map { String(decoding: $0, as: UTF8.self) } }
+
+    func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: path + "/" + relative) }
+
+    /// Every file below `relative`, as relative paths, sorted.
+    func files(under relative: String = "") -> [String] {
+        let base = relative.isEmpty ? path : path + "/" + relative
+        guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
+        var files: [String] = []
+        while let next = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: base + "/" + next, isDirectory: &isDirectory)
+            if !isDirectory.boolValue { files.append(next) }
+        }
+        return files.sorted()
+    }
+
+    /// Every file's bytes, by relative path: for comparing whole trees.
+    func snapshot(under relative: String = "") -> [String: [UInt8]] {
+        let base = relative.isEmpty ? "" : relative + "/"
+        return Dictionary(uniqueKeysWithValues: files(under: relative).map { ($0, read(base + $0)!) })
+    }
+}
