@@ -16,8 +16,10 @@ public final class VipsImage {
     deinit { g_object_unref(pointer) }
 
     /// Opens `buffer` lazily: only the header is decoded, so dimensions can be checked before any
-    /// pixels are (a small file can declare a huge image).
+    /// pixels are (a small file can declare a huge image). Access is sequential: the pixels can be read
+    /// once; `materialized()` gives an image that can be read any number of times.
     public static func open(_ buffer: ImageBuffer, allPages: Bool = false) throws(VipsError) -> VipsImage {
+        try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_open_buffer(buffer.baseAddress, buffer.count, allPages ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot read image header") }
@@ -27,6 +29,7 @@ public final class VipsImage {
     /// Decodes `buffer` straight to `width` pixels wide with shrink-on-load, upright (EXIF orientation
     /// applied) and in sRGB. Never upscales. Corrupt or truncated input is an error, not grey pixels.
     public static func thumbnail(_ buffer: ImageBuffer, width: Int, allPages: Bool = false) throws(VipsError) -> VipsImage {
+        try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, Int32(width), allPages ? 1 : 0, &out) == 0,
               let out
@@ -99,6 +102,14 @@ public final class VipsImage {
         var value: UnsafePointer<CChar>?
         guard vips_image_get_string(pointer, field, &value) == 0, let value else { vips_error_clear(); return nil }
         return String(cString: value)
+    }
+
+    /// The decoded pixels, row by row, `bands` bytes per pixel (8-bit images).
+    public func pixels() throws(VipsError) -> [UInt8] {
+        var size = 0
+        guard let memory = vips_image_write_to_memory(pointer, &size) else { throw VipsError.drain("cannot decode image") }
+        defer { g_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: size))
     }
 
     // MARK: Encoding

@@ -9,7 +9,8 @@ public enum VipsRuntime {
 
     /// Starts libvips with `threadsPerImage` worker threads per pipeline (callers run several images in
     /// parallel, so a small number is best), no operation cache, and only the loaders imgbake trusts.
-    /// Later calls return the first call's result.
+    /// Later calls return the first call's result; every image constructor calls it, so libvips is
+    /// never used uninitialised.
     public static func start(threadsPerImage: Int = 1) throws(VipsError) {
         let result = started.withLock { state -> Result<Void, VipsError> in
             if let state { return state }

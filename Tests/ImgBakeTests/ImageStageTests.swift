@@ -95,3 +95,31 @@ import Vips
         #expect(SVGSize.parse(Array("<svg>".utf8)) == nil)
     }
 }
+
+@Suite struct OrientationTests {
+    static let folder = Paths.root + "/Tests/ImgBakeTests/Fixtures/orientation"
+
+    /// Mean absolute difference per channel between two same-sized 8-bit images.
+    static func difference(_ a: VipsImage, _ b: VipsImage) throws -> Double {
+        let (x, y) = (try a.pixels(), try b.pixels())
+        guard x.count == y.count else { return .infinity }
+        return Double(zip(x, y).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(x.count)
+    }
+
+    @Test(arguments: 1...8)
+    func everyEXIFOrientationComesOutUpright(orientation: Int) async throws {
+        let bytes = [UInt8](FileManager.default.contents(atPath: "\(Self.folder)/o\(orientation).jpg")!)
+        let upright = try VipsImage.open(ImageBuffer([UInt8](FileManager.default.contents(atPath: "\(Self.folder)/upright.png")!))).materialized()
+        let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
+        let plan = VariantPlan(settings: ImageSettings())
+        let (info, variants) = try await transformer.variants(of: ImageBuffer(bytes), format: .jpeg) { plan.specs(for: $0) }
+        #expect(info.width == 96 && info.height == 64)
+        let jpeg = try #require(variants.first { $0.spec.format == .jpeg })
+        #expect(jpeg.width == 96 && jpeg.height == 64)
+        let output = try VipsImage.open(ImageBuffer(jpeg.bytes))
+        #expect(try Self.difference(output, upright) < 4, "orientation \(orientation)")
+        // The same comparison tells a wrongly turned image apart, so the check above can fail.
+        let mirrored = try VipsImage.open(ImageBuffer([UInt8](FileManager.default.contents(atPath: "\(Self.folder)/o2.jpg")!)))
+        #expect(try Self.difference(mirrored, upright) > 20)
+    }
+}
