@@ -52,6 +52,7 @@ let package = Package(
             "ImgBake",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite"]),
+        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite"],
+                    exclude: ["Fixtures"]),
     ]
 )

@@ -10,7 +10,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
         commandName: "imgbake",
         abstract: "Localise the remote images of a static site: download once, make responsive variants, rewrite the pages.",
         version: SystemInfo.version,
-        subcommands: [BuildCommand.self, ScanCommand.self],
+        subcommands: [BuildCommand.self, ScanCommand.self, CacheCommand.self],
         defaultSubcommand: BuildCommand.self)
 
     static func main() async {

@@ -10,7 +10,8 @@ by itself after --max-seconds, or when its parent process ends (--watch-parent).
 
 Routes (GET and HEAD, HTTP/1.1 keep-alive):
   /<any path>/<name>          the file <name> from --root (the last path segment; the query is ignored)
-  /__stats                    JSON: total requests, per path (with query) counts, 304s, statuses, bytes, peak concurrency
+  /__stats                    JSON: total requests, per path (with query) counts, 304s, statuses, bytes, peak concurrency,
+                              and the headers of the last request for each path
   /__reset                    zero the counters
   /__swap?name=A&to=B         from now on serve file B wherever A is asked for (a changed upstream image)
   /fault/404/<name>, /fault/410/<name>, /fault/500/<name>, /fault/503/<name>, /fault/403/<name>   that status
@@ -43,9 +44,12 @@ class Counters:
     def reset(self):
         with self.lock:
             self.total, self.paths, self.status, self.not_modified, self.bytes, self.peak = 0, {}, {}, 0, 0, 0
+            self.headers = {}
 
-    def record(self, path, status, nbytes):
+    def record(self, path, status, nbytes, headers=None):
         with self.lock:
+            if headers is not None:
+                self.headers[path] = {k.lower(): v for k, v in headers.items()}
             self.total += 1
             self.paths[path] = self.paths.get(path, 0) + 1
             self.status[str(status)] = self.status.get(str(status), 0) + 1
@@ -62,7 +66,7 @@ class Counters:
         with self.lock:
             return {"requests_total": self.total, "paths": dict(sorted(self.paths.items())),
                     "by_status": dict(self.status), "not_modified": self.not_modified,
-                    "bytes_sent": self.bytes, "max_concurrent": self.peak}
+                    "bytes_sent": self.bytes, "max_concurrent": self.peak, "headers": dict(self.headers)}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -119,7 +123,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
         if count is not None:
-            self.counters.record(count, status, len(body))
+            self.counters.record(count, status, len(body), self.headers)
 
     def file_for(self, name):
         with self.counters.lock:
@@ -146,7 +150,7 @@ class Handler(BaseHTTPRequestHandler):
             for k, v in validators.items():
                 self.send_header(k, v)
             self.end_headers()
-            return self.counters.record(url, 304, 0)
+            return self.counters.record(url, 304, 0, self.headers)
         ctype = ctype or TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")
         if chunked:
             return self.send_chunked(200, [body], ctype, validators, url)
@@ -163,7 +167,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(sent)
         if truncate:
             self.close_connection = True
-        self.counters.record(url, 200, len(sent))
+        self.counters.record(url, 200, len(sent), self.headers)
 
     def send_chunked(self, status, chunks, ctype, headers, url):
         self.send_response(status)
@@ -180,7 +184,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
-        self.counters.record(url, status, total)
+        self.counters.record(url, status, total, self.headers)
 
     def fault(self, args, url):
         kind, rest = args[0], args[1:]

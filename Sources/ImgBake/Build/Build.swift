@@ -62,6 +62,9 @@ public struct Build: Sendable {
             rewritable.append(scan)
         }
 
+        let buildStart = now()
+        // Shared: other builds may use the cache at the same time; `cache gc` waits for all of them.
+        var lock: CacheLock? = try lockCache(.shared, wait: true)
         let resolver = try makeResolver()
         var images = await resolver.resolveAll(rewritable.flatMap { $0.references.map(\.url) })
         let rewriter = PageRewriter(output: config.output, renderer: renderer)
@@ -92,6 +95,12 @@ public struct Build: Sendable {
 
         diagnostics += images.diagnostics(for: rewritable)
         images.count(into: &summary)
+        diagnostics += await resolver.finish(images, now: now())
+        lock = nil
+        if let maxSize = config.cache.maxSize {
+            diagnostics += collectGarbage(resolver.cache, maxBytes: maxSize, protectedSince: buildStart)
+        }
+        _ = lock
         let counters = resolver.downloader.stats
         summary.requests = counters.requests
         summary.notModified = counters.notModified
@@ -114,6 +123,34 @@ public struct Build: Sendable {
             throw error
         } catch {
             throw BuildError(.failed, "cannot open the cache at \(configuration.cache.directory): \(error)")
+        }
+    }
+
+    private func lockCache(_ mode: CacheLock.Mode, wait: Bool) throws(BuildError) -> CacheLock? {
+        do { return try CacheLock(directory: configuration.cache.directory, mode: mode, wait: wait) } catch {
+            throw BuildError(.failed, "cannot lock the cache at \(configuration.cache.directory): \(error)")
+        }
+    }
+
+    /// Keeps the cache under `cache.max_size` after a build, if no other build is using it now.
+    /// What this build used is never evicted.
+    private func collectGarbage(_ cache: ImageCache, maxBytes: Int, protectedSince: Double) -> [Diagnostic] {
+        guard let exclusive = try? lockCache(.exclusive, wait: false) else {
+            return [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]
+        }
+        defer { _ = exclusive }
+        do {
+            let report = try CacheMaintenance.collect(cache, maxBytes: maxBytes, protectedSince: protectedSince)
+            var notes: [Diagnostic] = []
+            if report.removedFiles > 0 {
+                notes.append(Diagnostic(.note, "cache: evicted \(report.removedEntries) entries (\(ByteCount.describe(report.freedBytes))) to stay under \(ByteCount.describe(maxBytes))"))
+            }
+            if report.overBudget {
+                notes.append(Diagnostic(.warning, "cache: \(ByteCount.describe(report.remainingBytes)) is over the \(ByteCount.describe(maxBytes)) budget: this build alone uses more"))
+            }
+            return notes
+        } catch {
+            return [Diagnostic(.warning, "cache: garbage collection failed: \(error)")]
         }
     }
 

@@ -62,10 +62,10 @@ struct ImageEmitter: Sendable {
             do { try AtomicFile.write(bytes, to: target, durable: false) } catch { return .failed(error.description) }
             return .written
         case .corrupt:
-            try index.removeVariants(withBlob: output.blob)
+            try index.removeAll(withBlob: output.blob)
             return .damaged("blob \(output.blob.hex.prefix(12)) did not match its hash")
         case .missing:
-            try index.removeVariants(withBlob: output.blob)
+            try index.removeAll(withBlob: output.blob)
             return .damaged("blob \(output.blob.hex.prefix(12)) was missing")
         }
     }

@@ -44,6 +44,22 @@ struct Resolver: Sendable {
         return set
     }
 
+    /// Records what this build used (for least-recently-used eviction).
+    func finish(_ set: ResolvedSet, now: Double) async -> [Diagnostic] {
+        var originals: [OriginalKey] = []
+        var variants: [VariantKey] = []
+        for case .resolved(let image, _) in set.results.values {
+            originals.append(image.key)
+            variants += image.variants.map(\.key)
+        }
+        do {
+            try await cache.perform { [originals, variants] index, _ in try index.touch(originals: originals, variants: variants, now: now) }
+            return []
+        } catch {
+            return [Diagnostic(.warning, "cache: could not record use: \(error)")]
+        }
+    }
+
     /// Resolves `keys` again after their cached files turned out to be damaged.
     func reload(_ keys: Set<OriginalKey>, into set: inout ResolvedSet) async {
         for key in keys.sorted() {

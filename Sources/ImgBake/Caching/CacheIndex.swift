@@ -5,7 +5,8 @@ import Synchronization
 /// remembered failures. WAL mode and a busy timeout let several builds share one cache; every write
 /// is a short transaction.
 public final class CacheIndex: Sendable {
-    private let database: Mutex<Database>
+    /// The connection; every use holds the mutex for one short statement or transaction.
+    let database: Mutex<Database>
     static let schemaVersion = 1
 
     public init(path: String) throws {
@@ -93,11 +94,6 @@ public final class CacheIndex: Sendable {
                 }
             }
         }
-    }
-
-    /// Forgets every variant stored as `blob` (found damaged), so it is made again.
-    public func removeVariants(withBlob blob: BlobID) throws {
-        try database.withLock { db in _ = try db.query("DELETE FROM variants WHERE blob = ?", [.text(blob.hex)]) }
     }
 
     // MARK: Failures

@@ -104,8 +104,12 @@ extension ImageManager {
                 source = SourceInfo(format: .svg, width: size?.width ?? 0, height: size?.height ?? 0, pages: 1)
                 _ = try await cache.perform { _, blobs in try blobs.write(bytes) }
             } else {
-                let buffer = ImageBuffer(bytes)
-                source = try await transformer.inspect(buffer, format: format)
+                if let known = await header(for: blob) {
+                    source = known
+                } else {
+                    source = try await transformer.inspect(ImageBuffer(bytes), format: format)
+                    await remember(source, for: blob)
+                }
                 _ = try await cache.perform { _, blobs in try blobs.write(bytes) }
                 variants = try await encodeAndStore(bytes, format: format, blob: blob, only: plan.specs(for: source))
             }

@@ -57,6 +57,9 @@ final class Origin: @unchecked Sendable {
         let not_modified: Int
         let max_concurrent: Int
         let by_status: [String: Int]
+        let bytes_sent: Int
+        /// Headers of the last request to each path, names lower-cased.
+        let headers: [String: [String: String]]
     }
 
     func stats() async throws -> Stats {

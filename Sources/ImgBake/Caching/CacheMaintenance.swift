@@ -1,0 +1,154 @@
+import Foundation
+
+/// `imgbake cache stats | verify | gc | clean`: what the cache holds, re-hashing it, keeping it under
+/// a size budget, emptying it. Everything but `stats` must run under the exclusive cache lock.
+public enum CacheMaintenance {
+    public struct Stats: Sendable, Equatable {
+        public var originals = 0
+        public var variants = 0
+        public var failures = 0
+        /// Bytes of blob files referenced by originals and by variants (a blob shared by both counts in both).
+        public var originalBytes = 0
+        public var variantBytes = 0
+        /// Every blob file on disk, referenced or not.
+        public var blobFiles = 0
+        public var blobBytes = 0
+        /// Last-used times (Unix seconds) of the least and most recently used entries.
+        public var oldest: Double?
+        public var newest: Double?
+    }
+
+    public static func stats(_ cache: ImageCache) throws -> Stats {
+        var stats = Stats()
+        let entries = try cache.index.entries()
+        for entry in entries {
+            if entry.kind == .original {
+                stats.originals += 1
+                stats.originalBytes += entry.bytes
+            } else {
+                stats.variants += 1
+                stats.variantBytes += entry.bytes
+            }
+        }
+        stats.failures = try cache.index.failureCount()
+        stats.oldest = entries.map(\.usedAt).min()
+        stats.newest = entries.map(\.usedAt).max()
+        for (_, size) in blobFiles(cache.blobs) {
+            stats.blobFiles += 1
+            stats.blobBytes += size
+        }
+        return stats
+    }
+
+    public struct VerifyReport: Sendable, Equatable {
+        public var checked = 0
+        /// Blob files whose bytes did not hash to their name (removed, with their rows).
+        public var corrupt: [BlobID] = []
+        /// Blobs the index refers to that are not on disk (their rows removed).
+        public var missing: [BlobID] = []
+        public var isClean: Bool { corrupt.isEmpty && missing.isEmpty }
+    }
+
+    /// Re-hashes every blob; drops corrupt blobs and every row pointing at a corrupt or missing one.
+    public static func verify(_ cache: ImageCache) throws -> VerifyReport {
+        var report = VerifyReport()
+        var present = Set<BlobID>()
+        for (id, _) in blobFiles(cache.blobs) {
+            report.checked += 1
+            switch cache.blobs.read(id) {
+            case .found: present.insert(id)
+            case .corrupt, .missing:
+                report.corrupt.append(id)
+                try cache.index.removeAll(withBlob: id)
+            }
+        }
+        for blob in Set(try cache.index.entries().map(\.blob)) where !present.contains(blob) && !report.corrupt.contains(blob) {
+            report.missing.append(blob)
+            try cache.index.removeAll(withBlob: blob)
+        }
+        report.corrupt.sort()
+        report.missing.sort()
+        return report
+    }
+
+    public struct GCReport: Sendable, Equatable {
+        public var removedEntries = 0
+        public var removedFiles = 0
+        public var freedBytes = 0
+        public var remainingBytes = 0
+        /// True when the budget could not be met without touching protected entries.
+        public var overBudget = false
+    }
+
+    /// Evicts least recently used entries until the blob files fit in `maxBytes`. Blob files no row
+    /// refers to go first; entries used at or after `protectedSince` (by the running build) never go.
+    public static func collect(_ cache: ImageCache, maxBytes: Int, protectedSince: Double? = nil) throws -> GCReport {
+        var report = GCReport()
+        var sizes = Dictionary(uniqueKeysWithValues: blobFiles(cache.blobs))
+        var total = sizes.values.reduce(0, +)
+        let entries = try cache.index.entries()
+        var references: [BlobID: Int] = [:]
+        for entry in entries { references[entry.blob, default: 0] += 1 }
+
+        for (blob, size) in sizes where references[blob] == nil {
+            cache.blobs.remove(blob)
+            sizes[blob] = nil
+            total -= size
+            report.removedFiles += 1
+            report.freedBytes += size
+        }
+        let candidates = entries.filter { protectedSince == nil || $0.usedAt < protectedSince! }.sorted {
+            ($0.usedAt, $0.key) < ($1.usedAt, $1.key)
+        }
+        for entry in candidates where total > maxBytes {
+            try cache.index.remove(entry)
+            report.removedEntries += 1
+            references[entry.blob, default: 1] -= 1
+            if references[entry.blob] == 0, let size = sizes[entry.blob] {
+                cache.blobs.remove(entry.blob)
+                sizes[entry.blob] = nil
+                total -= size
+                report.removedFiles += 1
+                report.freedBytes += size
+            }
+        }
+        report.remainingBytes = total
+        report.overBudget = total > maxBytes
+        return report
+    }
+
+    /// Removes every blob and row.
+    public static func clean(_ cache: ImageCache) throws {
+        try cache.index.removeEverything()
+        for (blob, _) in blobFiles(cache.blobs) { cache.blobs.remove(blob) }
+    }
+
+    /// Every well-named blob file and its size.
+    static func blobFiles(_ blobs: BlobStore) -> [(BlobID, Int)] {
+        let manager = FileManager.default
+        var files: [(BlobID, Int)] = []
+        for prefix in (try? manager.contentsOfDirectory(atPath: blobs.root)) ?? [] where prefix.count == 2 {
+            for name in (try? manager.contentsOfDirectory(atPath: blobs.root + "/" + prefix)) ?? [] {
+                guard let id = BlobID(hex: name), let size = blobs.size(id) else { continue }
+                files.append((id, size))
+            }
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+}
+
+/// Sizes as the configuration and `--max-size` write them: `500MB`, `5GB`, `1.5G`, `800KiB`, `1048576`.
+public enum ByteSize {
+    public static func parse(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." || $0 == "_" }
+        guard let value = Double(digits.replacingOccurrences(of: "_", with: "")), value >= 0 else { return nil }
+        let units: [String: Double] = [
+            "": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+            "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "tib": 1_099_511_627_776,
+        ]
+        let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+        guard let multiplier = units[unit] else { return nil }
+        return Int(value * multiplier)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import ImgBake
+
+@Suite struct CacheTests {
+    static let names = ["hubble.jpg", "coffee.png", "astronaut.jpg", "astronaut-round.png", "deep-field.gif", "hubble-wide.jpg"]
+
+    @Test func twoBuildProcessesAtOnceOnOneCacheAreBothCorrectAndTheCacheVerifiesClean() async throws {
+        let origin = try Origin(latencyMilliseconds: 100)
+        let site = TestSite()
+        for n in 0..<10 {
+            site.page("p\(n).html", Self.names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n"))
+        }
+        let arguments = { @Sendable (out: String) in
+            ["build", site.site, "--out", out, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
+        }
+        let group = DispatchGroup()
+        final class Results: @unchecked Sendable { var a: CommandResult?; var b: CommandResult? }
+        let results = Results()
+        group.enter()
+        DispatchQueue.global().async { results.a = try? runImgbake(arguments(site.folder.path + "/out-a")); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { results.b = try? runImgbake(arguments(site.folder.path + "/out-b")); group.leave() }
+        group.wait()
+        #expect(results.a?.status == 0 && results.b?.status == 0, "\(results.a?.stderr ?? "") \(results.b?.stderr ?? "")")
+        #expect(site.folder.snapshot(under: "out-a") == site.folder.snapshot(under: "out-b"))
+        // Widths per image: hubble 3, hubble-wide 3, astronaut 2, the rest 1; two formats each.
+        let widthsPerFormat = 3 + 3 + 2 + 1 + 1 + 1
+        #expect(site.folder.files(under: "out-a/_img").count == widthsPerFormat * 2)
+
+        let verify = try runImgbake(["cache", "verify", "--cache-dir", site.cache])
+        #expect(verify.status == 0)
+        #expect(verify.stdout.hasSuffix("blobs checked, 0 corrupt, 0 missing\n"))
+        let stats = try runImgbake(["cache", "stats", "--cache-dir", site.cache])
+        #expect(stats.stdout.contains("originals: 6 ("))
+
+        try await origin.reset()
+        let third = try runImgbake(arguments(site.folder.path + "/out-c"))
+        #expect(third.status == 0)
+        #expect(try await origin.stats().requests_total == 0)
+    }
+
+    @Test func verifyReportsDamageDropsItAndExitsOne() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        _ = try await site.build(origin: origin)
+        let cache = try ImageCache(directory: site.cache)
+        let (blob, _) = try #require(CacheMaintenance.blobFiles(cache.blobs).first)
+        FileManager.default.createFile(atPath: cache.blobs.path(of: blob), contents: Data("garbage".utf8))
+        let verify = try runImgbake(["cache", "verify", "--cache-dir", site.cache])
+        #expect(verify.status == 1)
+        #expect(verify.stderr == "corrupt: \(blob) (removed)\n")
+        #expect(try runImgbake(["cache", "verify", "--cache-dir", site.cache]).status == 0)
+    }
+
+    @Test func gcEvictsTheLeastRecentlyUsedUntilUnderBudget() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let clock = TestClock()
+        var config = site.configuration(origin: origin)
+        site.page("a.html", "<img src=\"\(origin.url("img/hubble-wide.jpg"))\">")
+        _ = try await site.build(config, now: clock.now)          // used first
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        clock.advance(hours: 1)
+        config.outputDirectory = site.folder.path + "/out2"
+        _ = try await site.build(config, now: clock.now)          // used last
+        let cache = try ImageCache(directory: site.cache)
+        let before = try CacheMaintenance.stats(cache)
+        #expect(before.originals == 2)
+
+        let coffeeBytes = try CacheMaintenance.stats(cache).blobBytes - 700_000 // leave room for coffee only
+        let budget = max(coffeeBytes, 400_000)
+        let report = try CacheMaintenance.collect(cache, maxBytes: budget)
+        let after = try CacheMaintenance.stats(cache)
+        #expect(after.blobBytes <= budget && report.removedEntries > 0)
+        #expect(after.originals == 1)
+        #expect(try cache.index.original(OriginalKey(origin.url("img/coffee.png"))) != nil)
+
+        try await origin.reset()
+        config.outputDirectory = site.folder.path + "/out3"
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 0) // coffee survived
+    }
+
+    @Test func theEndOfBuildBudgetNeverEvictsWhatTheBuildUsed() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let clock = TestClock()
+        var config = site.configuration(origin: origin)
+        site.page("a.html", "<img src=\"\(origin.url("img/hubble-wide.jpg"))\">")
+        _ = try await site.build(config, now: clock.now)
+        clock.advance(hours: 1)
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        config.cache.maxSize = 1 // far too small: everything older goes, this build's entries stay
+        let result = try await site.build(config, now: clock.now)
+        #expect(result.diagnostics.contains { $0.message.hasPrefix("cache: evicted") })
+        #expect(result.diagnostics.contains { $0.message.contains("over the 1 B budget: this build alone uses more") })
+        let cache = try ImageCache(directory: site.cache)
+        #expect(try cache.index.original(OriginalKey(origin.url("img/coffee.png"))) != nil)
+        #expect(try cache.index.original(OriginalKey(origin.url("img/hubble-wide.jpg"))) == nil)
+    }
+
+    @Test func gcAndCleanFromTheCommandLine() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", Self.names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined())
+        _ = try await site.build(origin: origin)
+        let gc = try runImgbake(["cache", "gc", "--cache-dir", site.cache, "--max-size", "300KB"])
+        #expect(gc.status == 0)
+        #expect(gc.stdout.hasPrefix("evicted "))
+        #expect(try CacheMaintenance.stats(try ImageCache(directory: site.cache)).blobBytes <= 300_000)
+        #expect(try runImgbake(["cache", "gc", "--cache-dir", site.cache, "--max-size", "lots"]).status == 2)
+        let clean = try runImgbake(["cache", "clean", "--cache-dir", site.cache])
+        #expect(clean.status == 0)
+        let stats = try CacheMaintenance.stats(try ImageCache(directory: site.cache))
+        #expect(stats.originals == 0 && stats.variants == 0 && stats.blobFiles == 0)
+    }
+
+    @Test func sizesParse() {
+        #expect(ByteSize.parse("50MB") == 50_000_000)
+        #expect(ByteSize.parse("5GB") == 5_000_000_000)
+        #expect(ByteSize.parse("1.5 G") == 1_500_000_000)
+        #expect(ByteSize.parse("800KiB") == 819_200)
+        #expect(ByteSize.parse("1_048_576") == 1_048_576)
+        #expect(ByteSize.parse("lots") == nil)
+        #expect(ByteSize.parse("5XB") == nil)
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+import Vips
+@testable import ImgBake
+
+/// The image manager's rules, each against the loopback origin: revalidation, coalescing, keys,
+/// retries, failure memory, fetch policies, repairs.
+@Suite struct ManagerTests {
+    func page(_ origin: Origin, _ names: [String]) -> String {
+        names.map { "<img src=\"\(origin.url($0))\">" }.joined(separator: "\n")
+    }
+
+    @Test func staleCopiesAreRevalidatedWithOne304EachAndFreshOnesCostNothing() async throws {
+        let origin = try Origin(cacheControl: "max-age=3600")
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/hubble.jpg", "img/coffee.png", "img/astronaut.jpg"]))
+        let clock = TestClock()
+        let config = site.configuration(origin: origin)
+        _ = try await site.build(config, now: clock.now)
+        let first = site.output("a.html")
+        try await origin.reset()
+
+        clock.advance(hours: 0.5) // within max-age: no request at all
+        let fresh = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 0)
+        #expect(fresh.summary.imagesCached == 3)
+
+        clock.advance(hours: 1) // past max-age: one conditional request each, answered 304
+        let stale = try await site.build(config, now: clock.now)
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 3 && stats.not_modified == 3)
+        #expect(stale.summary.imagesRevalidated == 3 && stale.summary.variantsEncoded == 0)
+        #expect(stats.headers["/img/hubble.jpg"]?["if-none-match"] != nil)
+        #expect(site.output("a.html") == first)
+        try await origin.reset()
+
+        clock.advance(hours: 0.5) // the 304 made them fresh again
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 0)
+    }
+
+    @Test func withoutCacheControlTheConfiguredTTLDecides() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/coffee.png"]))
+        let clock = TestClock()
+        var config = site.configuration(origin: origin)
+        config.fetch.ttl = .seconds(24 * 3600)
+        _ = try await site.build(config, now: clock.now)
+        try await origin.reset()
+        clock.advance(hours: 23)
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 0)
+        clock.advance(hours: 2)
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().not_modified == 1)
+    }
+
+    @Test func refreshRevalidatesEverythingAndAChangedImageGetsNewFiles() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/hubble.jpg", "img/coffee.png"]))
+        var config = site.configuration(origin: origin)
+        _ = try await site.build(config)
+        let before = try #require(site.output("a.html"))
+        try await origin.reset()
+        try await origin.swap("coffee.png", to: "astronaut-round.png")
+
+        config.fetch.policy = .refresh
+        let result = try await site.build(config)
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 2 && stats.not_modified == 1)
+        #expect(result.summary.imagesRevalidated == 1 && result.summary.imagesDownloaded == 1)
+        let after = try #require(site.output("a.html"))
+        #expect(after.contains("/_img/coffee-") && !after.contains("coffee-HASH"))
+        let oldCoffee = before.firstMatch(of: /coffee-[0-9a-f]{10}-\d+\.png/)!.output
+        let newCoffee = after.firstMatch(of: /coffee-[0-9a-f]{10}-\d+\.png/)!.output
+        #expect(oldCoffee != newCoffee)
+        #expect(newCoffee.hasSuffix("-256.png")) // the new upstream image is 256 px wide
+        #expect(before.firstMatch(of: /hubble-[0-9a-f]{10}-1000\.jpg/)!.output == after.firstMatch(of: /hubble-[0-9a-f]{10}-1000\.jpg/)!.output)
+    }
+
+    @Test func oneTransferPerKeyHoweverManyPagesWaitOnASlowOrigin() async throws {
+        let origin = try Origin(latencyMilliseconds: 400)
+        let site = TestSite()
+        for n in 0..<50 { site.page("p\(n).html", page(origin, ["img/hubble.jpg", "img/coffee.png"])) }
+        let result = try await site.build(origin: origin)
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 2)
+        #expect(result.summary.pagesWritten == 50)
+
+        // The manager itself: 50 concurrent callers, one load.
+        let cache = try ImageCache(directory: site.folder.path + "/cache2")
+        var fetch = FetchSettings()
+        fetch.connectTo = [origin.connectTo]
+        let manager = ImageManager(cache: cache, downloader: Downloader(settings: fetch),
+                                   transformer: try Transformer(threads: 1, maxPixels: 100_000_000),
+                                   images: ImageSettings(), fetch: fetch, now: { Date().timeIntervalSince1970 })
+        let url = try #require(RemoteURL.resolve(origin.url("img/astronaut.jpg")))
+        try await origin.reset()
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { if case .resolved = await manager.resolve(url) { true } else { false } } }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 50 && results.allSatisfy { $0 })
+        #expect(await manager.loadsStarted == 1)
+        #expect(try await origin.stats().requests_total == 1)
+    }
+
+    @Test func urlsDifferingOnlyInIgnoredParametersAreOneDownload() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/coffee.png?utm_source=a", "img/coffee.png?utm_source=b&fbclid=x",
+                                          "img/coffee.png", "img/hubble.jpg?v=1", "img/hubble.jpg?v=2&gclid=y"]))
+        let result = try await site.build(origin: origin)
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 3)
+        #expect(Set(stats.paths.keys) == ["/img/coffee.png", "/img/hubble.jpg?v=1", "/img/hubble.jpg?v=2&gclid=y"])
+        #expect(result.summary.uniqueImages == 3)
+        #expect(result.summary.referencesLocalised == 5)
+    }
+
+    @Test func a503IsRetriedUntilItSucceeds() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["fault/flaky/2/coffee.png"]))
+        let result = try await site.build(origin: origin)
+        #expect(try await origin.stats().by_status == ["503": 2, "200": 1])
+        #expect(result.summary.imagesDownloaded == 1 && result.diagnostics.isEmpty)
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["fault/ratelimit/1/coffee.png"]))
+        let started = ContinuousClock.now
+        let result = try await site.build(origin: origin)
+        #expect(ContinuousClock.now - started >= .seconds(1)) // Retry-After: 1, not the 50 ms backoff
+        #expect(try await origin.stats().by_status == ["429": 1, "200": 1])
+        #expect(result.summary.imagesDownloaded == 1)
+    }
+
+    @Test func aRetryAfterBeyondTheBoundGivesUp() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["fault/ratelimit/1/coffee.png"]))
+        var config = site.configuration(origin: origin)
+        config.fetch.maxRetryAfter = .milliseconds(500)
+        let result = try await site.build(config)
+        #expect(try await origin.stats().requests_total == 1)
+        #expect(result.diagnostics.first?.message.hasSuffix("HTTP 429; the server asked to wait longer than 0.5 seconds") == true)
+    }
+
+    @Test func a404IsNotRetriedAndIsRememberedUntilRetryFailedOrExpiry() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["fault/404/gone.png"]))
+        let clock = TestClock()
+        var config = site.configuration(origin: origin)
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 1)
+
+        clock.advance(hours: 2)
+        let remembered = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 1)
+        #expect(remembered.diagnostics.map(\.message) == ["http://images.test/fault/404/gone.png: failed before (HTTP 404, 2 h ago); use --retry-failed"])
+
+        config.fetch.retryFailed = true
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 2)
+
+        config.fetch.retryFailed = false
+        clock.advance(hours: 25) // past failure_ttl (24 h)
+        _ = try await site.build(config, now: clock.now)
+        #expect(try await origin.stats().requests_total == 3)
+    }
+
+    @Test func transientFailuresAreNeverRemembered() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["fault/503/always.png"]))
+        var config = site.configuration(origin: origin)
+        config.fetch.retries = 1
+        let first = try await site.build(config)
+        #expect(try await origin.stats().requests_total == 2)
+        #expect(first.diagnostics.map(\.message) == ["http://images.test/fault/503/always.png: HTTP 503"])
+        _ = try await site.build(config)
+        #expect(try await origin.stats().requests_total == 4)
+    }
+
+    @Test func aStaleCopyIsUsedWithAWarningWhenRevalidationFailsTransiently() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        let clock = TestClock()
+        var config = site.configuration(origin: origin)
+        config.fetch.retries = 0
+        _ = try await site.build(config, now: clock.now)
+        // A week later the origin is unreachable: a transient failure, so the stale copy serves.
+        config.fetch.connectTo = ["images.test:80:127.0.0.1:9"]
+        config.fetch.allowPrivateNetworks = true
+        clock.advance(hours: 24 * 8)
+        try FileManager.default.removeItem(atPath: site.out)
+        let result = try await site.build(config, now: clock.now)
+        #expect(result.summary.imagesStale == 1)
+        #expect(result.diagnostics.count == 1)
+        #expect(result.diagnostics.first?.message.contains("revalidation failed (could not connect") == true)
+        #expect(result.diagnostics.first?.message.hasSuffix("using the cached copy") == true)
+        #expect(site.output("a.html")?.contains("/_img/coffee-") == true)
+    }
+
+    @Test func offlineAndFrozenUseAWarmCacheWithoutNetwork() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/coffee.png", "img/hubble.jpg"]))
+        var config = site.configuration(origin: origin)
+        _ = try await site.build(config)
+        let online = try #require(site.output("a.html"))
+        try await origin.reset()
+        for policy in [FetchPolicy.offline, .frozen] {
+            config.fetch.policy = policy
+            try FileManager.default.removeItem(atPath: site.out)
+            let result = try await site.build(config)
+            #expect(result.exitCode == 0 && result.missing.isEmpty && result.summary.imagesCached == 2)
+            #expect(site.output("a.html") == online)
+        }
+        #expect(try await origin.stats().requests_total == 0)
+    }
+
+    @Test func changingWidthsEncodesOnlyTheNewVariantsAndReusesTheOriginals() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/hubble-wide.jpg", "img/hubble.jpg", "img/coffee.png"]))
+        var config = site.configuration(origin: origin)
+        config.images.widths = [480, 960]
+        let first = try await site.build(config)
+        #expect(first.summary.variantsEncoded == 4 + 4 + 2) // coffee is 300 px: one width, two formats
+        try await origin.reset()
+
+        config.images.widths = [480, 960, 1200]
+        let second = try await site.build(config)
+        #expect(try await origin.stats().requests_total == 0)
+        // hubble-wide gets 1200 (×2 formats), hubble gets 1000 (×2), coffee nothing new.
+        #expect(second.summary.variantsEncoded == 4)
+
+        config.images.quality.webp = 60
+        let third = try await site.build(config)
+        #expect(third.summary.variantsEncoded == 3 + 3 + 1) // only the WebP variants
+    }
+
+    @Test func aCorruptVariantIsRepairedAndACorruptOriginalIsFetchedAgain() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", page(origin, ["img/hubble.jpg"]))
+        var config = site.configuration(origin: origin)
+        _ = try await site.build(config)
+        let cache = try ImageCache(directory: site.cache)
+        let files = CacheMaintenance.blobFiles(cache.blobs)
+        // Damage every blob: the original and all six variants.
+        for (blob, _) in files {
+            var bytes = [UInt8](FileManager.default.contents(atPath: cache.blobs.path(of: blob))!)
+            bytes[bytes.count / 2] ^= 0xFF
+            FileManager.default.createFile(atPath: cache.blobs.path(of: blob), contents: Data(bytes))
+        }
+        try FileManager.default.removeItem(atPath: site.out)
+        try await origin.reset()
+        let repaired = try await site.build(config)
+        #expect(repaired.exitCode == 0)
+        #expect(repaired.diagnostics.contains { $0.message.contains("did not match its hash") })
+        // The original was corrupt too, so it was downloaded again.
+        #expect(try await origin.stats().requests_total == 1)
+        for file in site.folder.files(under: "out/_img") {
+            let bytes = try #require(site.folder.read("out/_img/" + file))
+            #expect(file.contains(BlobID(of: bytes).hex.prefix(10)), "\(file) holds the bytes its name says")
+            _ = try VipsImage.open(ImageBuffer(bytes)).materialized()
+        }
+        config.outputDirectory = site.folder.path + "/out2"
+        _ = try await site.build(config)
+        #expect(try CacheMaintenance.verify(try ImageCache(directory: site.cache)).isClean)
+    }
+
+    @Test func anSVGIsCopiedThroughUnmodified() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/drawing.svg"))\" alt=\"\">")
+        _ = try await site.build(origin: origin)
+        let files = site.folder.files(under: "out/_img")
+        #expect(files.count == 1 && files[0].hasPrefix("drawing-") && files[0].hasSuffix("-240.svg"))
+        #expect(site.folder.read("out/_img/" + files[0]) == Paths.image("drawing.svg"))
+        #expect(site.output("a.html") == "<img src=\"/_img/\(files[0])\" alt=\"\">")
+    }
+
+    @Test func theMemoryLayerStaysWithinItsCostLimit() async throws {
+        let origin = try Origin()
+        let cache = try ImageCache(directory: TemporaryFolder().path)
+        var fetch = FetchSettings()
+        fetch.connectTo = [origin.connectTo]
+        let manager = ImageManager(cache: cache, downloader: Downloader(settings: fetch),
+                                   transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
+                                   images: ImageSettings(), fetch: fetch, memoryLimit: 2000,
+                                   now: { Date().timeIntervalSince1970 })
+        let names = ["hubble.jpg", "coffee.png", "astronaut.jpg", "astronaut-round.png", "deep-field.gif", "hubble-wide.jpg"]
+        for name in names { _ = await manager.resolve(RemoteURL.resolve(origin.url("img/" + name))!) }
+        let memory = await manager.memory
+        #expect(memory.cost <= memory.limit && memory.evictions > 0)
+        // An evicted image resolves again from disk, without a request.
+        try await origin.reset()
+        guard case .resolved(let image, _) = await manager.resolve(RemoteURL.resolve(origin.url("img/hubble.jpg"))!) else {
+            Issue.record("not resolved"); return
+        }
+        #expect(image.origin == .cached)
+        #expect(try await origin.stats().requests_total == 0)
+    }
+}
