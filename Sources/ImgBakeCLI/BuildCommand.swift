@@ -13,6 +13,9 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Write rewritten pages and images here instead of rewriting the site in place.")
     var out: String?
 
+    @Option(help: "The configuration file (default: imgbake.toml in the site folder, if there is one).")
+    var config: String?
+
     @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $XDG_CACHE_HOME/imgbake).")
     var cacheDir: String?
 
@@ -56,17 +59,32 @@ struct BuildCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        var config = Configuration(site: site, cacheDirectory: cacheDir ?? SystemInfo.defaultCacheDirectory,
-                                   jobs: jobs ?? Configuration.defaultJobs)
-        config.outputDirectory = out
-        config.strict = strict
-        config.fetch.policy = offline ? .offline : frozen ? .frozen : refresh ? .refresh : .normal
-        config.fetch.retryFailed = retryFailed
-        config.fetch.connectTo = connectTo
-        config.fetch.caFile = cacert
-        config.fetch.allowPrivateNetworks = allowPrivateNetworks
+    /// Defaults, then the configuration file, then the flags that were given.
+    func makeConfiguration() throws -> Configuration {
+        var config = Configuration(site: site, cacheDirectory: SystemInfo.defaultCacheDirectory)
+        let implicit = site + "/" + ConfigurationFile.defaultName
+        if let file = self.config ?? (FileManager.default.fileExists(atPath: implicit) ? implicit : nil) {
+            do throws(ConfigurationError) { try ConfigurationFile.load(file, into: &config) } catch {
+                Terminal.error(error.description)
+                throw ExitCode(2)
+            }
+        }
+        if let out { config.outputDirectory = out }
+        if let cacheDir { config.cache.directory = cacheDir }
+        if let jobs { config.jobs = jobs }
+        if strict { config.strict = true }
+        if offline { config.fetch.policy = .offline }
+        if frozen { config.fetch.policy = .frozen }
+        if refresh { config.fetch.policy = .refresh }
+        if retryFailed { config.fetch.retryFailed = true }
+        if !connectTo.isEmpty { config.fetch.connectTo = connectTo }
+        if let cacert { config.fetch.caFile = cacert }
+        if allowPrivateNetworks { config.fetch.allowPrivateNetworks = true }
+        return config
+    }
 
+    func run() async throws {
+        let config = try makeConfiguration()
         let result: BuildResult
         do {
             result = try await Build(config).run()

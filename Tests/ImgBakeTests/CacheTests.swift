@@ -3,7 +3,7 @@ import Testing
 @testable import ImgBake
 
 @Suite struct CacheTests {
-    static let names = ["hubble.jpg", "coffee.png", "astronaut.jpg", "astronaut-round.png", "deep-field.gif", "hubble-wide.jpg"]
+    static let names = Paths.exampleImages
 
     @Test func twoBuildProcessesAtOnceOnOneCacheAreBothCorrectAndTheCacheVerifiesClean() async throws {
         let origin = try Origin(latencyMilliseconds: 100)

@@ -9,7 +9,7 @@ func normalizingHashes(_ text: String) -> String {
 }
 
 @Suite struct EndToEndTests {
-    static let images = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
+    static let images = Paths.exampleImages
 
     @Test func manyPagesSharingImagesMakeExactlyOneRequestPerUniqueURL() async throws {
         let origin = try Origin(latencyMilliseconds: 30)

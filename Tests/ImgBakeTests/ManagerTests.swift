@@ -90,12 +90,7 @@ import Vips
         #expect(result.summary.pagesWritten == 50)
 
         // The manager itself: 50 concurrent callers, one load.
-        let cache = try ImageCache(directory: site.folder.path + "/cache2")
-        var fetch = FetchSettings()
-        fetch.connectTo = [origin.connectTo]
-        let manager = ImageManager(cache: cache, downloader: Downloader(settings: fetch),
-                                   transformer: try Transformer(threads: 1, maxPixels: 100_000_000),
-                                   images: ImageSettings(), fetch: fetch, now: { Date().timeIntervalSince1970 })
+        let manager = try makeManager(origin: origin, cache: site.folder.path + "/cache2")
         let url = try #require(RemoteURL.resolve(origin.url("img/astronaut.jpg")))
         try await origin.reset()
         let results = await withTaskGroup(of: Bool.self) { group in
@@ -292,15 +287,9 @@ import Vips
 
     @Test func theMemoryLayerStaysWithinItsCostLimit() async throws {
         let origin = try Origin()
-        let cache = try ImageCache(directory: TemporaryFolder().path)
-        var fetch = FetchSettings()
-        fetch.connectTo = [origin.connectTo]
-        let manager = ImageManager(cache: cache, downloader: Downloader(settings: fetch),
-                                   transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
-                                   images: ImageSettings(), fetch: fetch, memoryLimit: 2000,
-                                   now: { Date().timeIntervalSince1970 })
-        let names = ["hubble.jpg", "coffee.png", "astronaut.jpg", "astronaut-round.png", "deep-field.gif", "hubble-wide.jpg"]
-        for name in names { _ = await manager.resolve(RemoteURL.resolve(origin.url("img/" + name))!) }
+        let folder = TemporaryFolder()
+        let manager = try makeManager(origin: origin, cache: folder.path, memoryLimit: 2000)
+        for name in Paths.exampleImages { _ = await manager.resolve(RemoteURL.resolve(origin.url("img/" + name))!) }
         let memory = await manager.memory
         #expect(memory.cost <= memory.limit && memory.evictions > 0)
         // An evicted image resolves again from disk, without a request.

@@ -77,6 +77,8 @@ public struct ImageSettings: Sendable {
     public var keepMetadata: [String] = []
     /// Images with more pixels (width × height × frames) are refused before decoding.
     public var maxPixels = 100_000_000
+    /// What templates get as a placeholder while the image loads.
+    public var placeholder = Placeholder.none
 
     public init() {}
 
@@ -88,8 +90,12 @@ public struct ImageSettings: Sendable {
     }
 }
 
+public enum Placeholder: String, Sendable, CaseIterable {
+    case none, color, lqip, blurhash
+}
+
 /// How cached originals are trusted.
-public enum FetchPolicy: String, Sendable {
+public enum FetchPolicy: String, Sendable, CaseIterable {
     /// Fresh copies are used, stale ones revalidated.
     case normal
     /// Every cached original is revalidated now.

@@ -28,6 +28,16 @@ struct TestSite {
     }
 }
 
+/// An image manager on its own cache folder, fetching from `origin`.
+func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws -> ImageManager {
+    var fetch = FetchSettings()
+    fetch.connectTo = [origin.connectTo]
+    return ImageManager(cache: try ImageCache(directory: folder), downloader: Downloader(settings: fetch),
+                        transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
+                        images: ImageSettings(), fetch: fetch, memoryLimit: memoryLimit,
+                        now: { Date().timeIntervalSince1970 })
+}
+
 /// Runs the real `imgbake` binary.
 struct CommandResult {
     let status: Int32

@@ -12,6 +12,9 @@ enum Paths {
     static var origin: String { root + "/Tests/Support/origin.py" }
     static var binary: String { root + "/.build/debug/imgbake" }
 
+    /// The raster images in Examples/images (the SVG aside).
+    static let exampleImages = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
+
     static func image(_ name: String) -> [UInt8] {
         [UInt8](FileManager.default.contents(atPath: images + "/" + name)!)
     }
