@@ -127,3 +127,37 @@ import Testing
         #expect(ByteSize.parse("5XB") == nil)
     }
 }
+
+@Suite struct InterruptionTests {
+    @Test func aBuildKilledMidWayLeavesAUsableSiteAndCache() async throws {
+        // 36 distinct URLs at 400 ms each, 4 at a time: several seconds of downloading to interrupt.
+        let origin = try Origin(latencyMilliseconds: 400)
+        let site = TestSite()
+        for n in 0..<6 {
+            site.page("p\(n).html", Paths.exampleImages.map { "<img src=\"\(origin.url("img/\($0)?p=\(n)"))\">" }.joined())
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = ["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it as soon as it has stored something, while it is still downloading and encoding.
+        while CacheMaintenance.blobFiles(try BlobStore(root: site.cache + "/blobs")).isEmpty && process.isRunning {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) } // not waitUntilExit: it blocks a cooperative thread
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // Every page is either untouched or completely rewritten; the next build finishes the job.
+        for n in 0..<6 {
+            let page = try #require(site.folder.text("site/p\(n).html"))
+            #expect(page.hasPrefix("<img src=\"http://images.test/") || page.hasPrefix("<picture>"))
+        }
+        let again = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try runImgbake(["cache", "verify", "--cache-dir", site.cache]).status == 0)
+        for n in 0..<6 { #expect(site.folder.text("site/p\(n).html")?.hasPrefix("<picture>") == true) }
+        #expect(site.folder.files(under: "site/_img").allSatisfy { !$0.hasPrefix(".") })
+    }
+}

@@ -54,6 +54,15 @@ import Testing
         #expect(result.diagnostics.map(\.message) == ["http://images.test/fault/redirect/6/hubble.jpg: more than 5 redirects"])
     }
 
+    @Test func redirectsToOtherProtocolsAreRefused() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("fault/location?to=file:///etc/passwd"))\">")
+        let result = try await site.build(origin: origin)
+        #expect(result.summary.imagesFailed == 1)
+        #expect(result.diagnostics.first?.message.contains("Protocol \"file\" not supported") == true, "\(result.diagnostics)")
+    }
+
     @Test func aSlowResponseTimesOutAndIsRetried() async throws {
         let origin = try Origin()
         let site = TestSite()

@@ -21,6 +21,7 @@ Routes (GET and HEAD, HTTP/1.1 keep-alive):
   /fault/slow/<ms>/<name>     the file after <ms> milliseconds
   /fault/redirect/<n>/<name>  n 302 hops, then the file
   /fault/redirect-to/<host:port>/<name>  one 302 to http://<host:port>/img/<name> (e.g. a loopback address)
+  /fault/location?to=<url>    one 302 to any URL (file://, ftp://, ...)
   /fault/huge/<name>          200 image/jpeg, chunked (no Content-Length), 60 MB of JPEG-looking bytes
   /fault/nolength/<name>      the file, chunked without Content-Length
   /fault/truncate/<name>      Content-Length of the whole file, half the bytes, then the connection closes
@@ -206,6 +207,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_bytes(302, b"", headers={"Location": target}, count=url)
         if kind == "redirect-to" and len(rest) >= 2:
             return self.send_bytes(302, b"", headers={"Location": "http://%s/img/%s" % (rest[0], rest[-1])}, count=url)
+        if kind == "location":
+            target = parse_qs(urlsplit(url).query).get("to", [""])[0]
+            return self.send_bytes(302, b"", headers={"Location": target}, count=url)
         if kind == "huge":
             chunk = b"\xff\xd8\xff\xe0" + b"\x00" * (1 << 20)
             return self.send_chunked(200, (chunk for _ in range(60)), "image/jpeg", {}, url)

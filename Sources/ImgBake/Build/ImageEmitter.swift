@@ -17,6 +17,7 @@ struct ImageEmitter: Sendable {
         var unique: [String: OutputImage] = [:]
         for output in outputs { unique[output.fileName] = output }
         do { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(.failed, error.description) }
+        StaleTemporaries.remove(in: directory)
         let directory = self.directory
         var result = Result()
         var failure: String?

@@ -84,6 +84,9 @@ public enum CacheMaintenance {
     /// refers to go first; entries used at or after `protectedSince` (by the running build) never go.
     public static func collect(_ cache: ImageCache, maxBytes: Int, protectedSince: Double? = nil) throws -> GCReport {
         var report = GCReport()
+        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: cache.blobs.root)) ?? [] {
+            StaleTemporaries.remove(in: cache.blobs.root + "/" + prefix)
+        }
         var sizes = Dictionary(uniqueKeysWithValues: blobFiles(cache.blobs))
         var total = sizes.values.reduce(0, +)
         let entries = try cache.index.entries()
