@@ -27,23 +27,49 @@ public final class VipsImage {
     }
 
     /// Decodes `buffer` straight to `width` pixels wide with shrink-on-load, upright (EXIF orientation
-    /// applied) and in sRGB. Never upscales. Corrupt or truncated input is an error, not grey pixels.
-    public static func thumbnail(_ buffer: ImageBuffer, width: Int, allPages: Bool = false) throws(VipsError) -> VipsImage {
+    /// applied); with `colourManage`, from its embedded profile (or CMYK) to sRGB. Never upscales.
+    /// Corrupt or truncated input is an error, not grey pixels.
+    public static func thumbnail(_ buffer: ImageBuffer, width: Int, allPages: Bool = false,
+                                 colourManage: Bool = false) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, Int32(width), allPages ? 1 : 0, &out) == 0,
-              let out
+        guard imgbake_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, Int32(width), allPages ? 1 : 0,
+                                            colourManage ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot decode image") }
         return VipsImage(taking: out, source: buffer)
     }
 
-    /// A smaller copy of this (decoded) image, `width` pixels wide; never upscales.
-    public func thumbnail(width: Int) throws(VipsError) -> VipsImage {
+    /// Decodes `buffer` whole, upright, and with `colourManage` in sRGB. For sources without
+    /// shrink-on-load (PNG), and those with transparency, which `resized(width:)` handles exactly.
+    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool) throws(VipsError) -> VipsImage {
+        try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_thumbnail_image(pointer, Int32(width), &out) == 0, let out
+        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, &out) == 0, let out
+        else { throw VipsError.drain("cannot decode image") }
+        return VipsImage(taking: out, source: buffer)
+    }
+
+    /// This image resized to exactly `width` pixels wide (lanczos3); a constant colour under varying
+    /// transparency stays constant. Returns the image itself when it already has that width.
+    public func resized(width: Int) throws(VipsError) -> VipsImage {
+        guard width != self.width else { return self }
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_resize_exact(pointer, Int32(width), &out) == 0, let out
         else { throw VipsError.drain("cannot resize image") }
         return VipsImage(taking: out, source: source)
     }
+
+    /// An animation (a stack of frames) with every frame resized to `width`; never upscales.
+    public func animationResized(width: Int) throws(VipsError) -> VipsImage {
+        guard width != self.width else { return self }
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_thumbnail_image(pointer, Int32(width), &out) == 0, let out
+        else { throw VipsError.drain("cannot resize animation") }
+        return VipsImage(taking: out, source: source)
+    }
+
+    /// True when the image carries an ICC profile.
+    public var hasColourProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
 
     /// Runs the pipeline into memory. A pipeline reads its source sequentially, so it can be encoded
     /// once; a memory image can be resized and encoded any number of times.
@@ -104,6 +130,70 @@ public final class VipsImage {
         return String(cString: value)
     }
 
+    /// The colour space libvips says the pixels are in.
+    public var interpretation: Interpretation {
+        switch vips_image_get_interpretation(pointer) {
+        case VIPS_INTERPRETATION_sRGB: .sRGB
+        case VIPS_INTERPRETATION_RGB16: .rgb16
+        case VIPS_INTERPRETATION_B_W: .grey
+        case VIPS_INTERPRETATION_GREY16: .grey16
+        case VIPS_INTERPRETATION_CMYK: .cmyk
+        default: .other
+        }
+    }
+
+    public enum Interpretation: Sendable { case sRGB, rgb16, grey, grey16, cmyk, other }
+
+    /// Bits per sample (8 or 16 for what imgbake decodes).
+    public var bitsPerSample: Int {
+        switch vips_image_get_format(pointer) {
+        case VIPS_FORMAT_UCHAR, VIPS_FORMAT_CHAR: 8
+        case VIPS_FORMAT_USHORT, VIPS_FORMAT_SHORT: 16
+        default: 32
+        }
+    }
+
+    /// The same pixels as 8-bit sRGB (or 8-bit grey for grey images), alpha kept.
+    public func eightBit() throws(VipsError) -> VipsImage {
+        guard bitsPerSample != 8 || (interpretation != .sRGB && interpretation != .grey) else { return self }
+        let target: VipsInterpretation = interpretation == .grey16 || interpretation == .grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_colourspace(pointer, target, &out) == 0, let out else { throw VipsError.drain("cannot convert to 8 bits") }
+        return VipsImage(taking: out, source: source)
+    }
+
+    /// The first frame of an animation (the image itself when it has one frame).
+    public func firstFrame() throws(VipsError) -> VipsImage {
+        guard pages > 1 else { return self }
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_crop(pointer, 0, 0, Int32(width), Int32(pageHeight), &out) == 0, let out
+        else { throw VipsError.drain("cannot take the first frame") }
+        return VipsImage(taking: out, source: source)
+    }
+
+    /// Fully transparent pixels made black-transparent, and a fully opaque alpha band dropped: both
+    /// invisible, both make PNG and GIF files smaller. Call on a decoded (memory) image.
+    public func tidyingAlpha() throws(VipsError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_tidy_alpha(pointer, &out) == 0, let out else { throw VipsError.drain("cannot tidy transparency") }
+        return VipsImage(taking: out, source: source)
+    }
+
+    public func blurred(sigma: Double) throws(VipsError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_gaussblur(pointer, sigma, &out) == 0, let out else { throw VipsError.drain("cannot blur") }
+        return VipsImage(taking: out, source: source)
+    }
+
+    /// A binary metadata field (such as `exif-data`), copied.
+    public func blob(field: String) -> [UInt8]? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(pointer, field, &data, &length) == 0, let data else { vips_error_clear(); return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
     /// The decoded pixels, row by row, `bands` bytes per pixel (8-bit images).
     public func pixels() throws(VipsError) -> [UInt8] {
         var size = 0
@@ -114,18 +204,20 @@ public final class VipsImage {
 
     // MARK: Encoding
 
-    /// Encodes the image; every saver is asked to strip metadata, but callers that must guarantee it
-    /// (vips 8.14's WebP saver ignores `strip`) remove the fields first with `removingFields`.
-    public func encoded(as format: EncodeFormat) throws(VipsError) -> [UInt8] {
+    /// Encodes the image. With `strip`, the saver drops all metadata; without it, whatever fields are
+    /// left on the image are written, so callers remove what must not leave first (`removingFields`).
+    /// vips 8.14's WebP saver ignores `strip`: callers that must guarantee it remove the fields too.
+    public func encoded(as format: EncodeFormat, strip: Bool = true) throws(VipsError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
+        let s: Int32 = strip ? 1 : 0
         let status: Int32 = switch format {
-        case .webp(let quality, let effort): imgbake_vips_webpsave(pointer, Int32(quality), Int32(effort), &buffer, &length)
-        case .jpeg(let quality): imgbake_vips_jpegsave(pointer, Int32(quality), &buffer, &length)
-        case .png(let compression, let palette, let quality):
-            imgbake_vips_pngsave(pointer, Int32(compression), palette ? 1 : 0, Int32(quality), &buffer, &length)
-        case .gif: imgbake_vips_gifsave(pointer, &buffer, &length)
-        case .avif(let quality, let effort): imgbake_vips_avifsave(pointer, Int32(quality), Int32(effort), &buffer, &length)
+        case .webp(let quality, let effort): imgbake_vips_webpsave(pointer, Int32(quality), Int32(effort), s, &buffer, &length)
+        case .jpeg(let quality): imgbake_vips_jpegsave(pointer, Int32(quality), s, &buffer, &length)
+        case .png(let compression, let palette, let quality, let effort):
+            imgbake_vips_pngsave(pointer, Int32(compression), palette ? 1 : 0, Int32(quality), Int32(effort), s, &buffer, &length)
+        case .gif: imgbake_vips_gifsave(pointer, s, &buffer, &length)
+        case .avif(let quality, let effort): imgbake_vips_avifsave(pointer, Int32(quality), Int32(effort), s, &buffer, &length)
         }
         guard status == 0, let buffer else { throw VipsError.drain("cannot encode \(format.name)") }
         defer { g_free(buffer) }
@@ -137,7 +229,8 @@ public final class VipsImage {
 public enum EncodeFormat: Sendable, Hashable {
     case webp(quality: Int, effort: Int)
     case jpeg(quality: Int)
-    case png(compression: Int, palette: Bool, quality: Int)
+    /// `palette` quantises to 256 colours with `quality` (0–100) and `effort` (1–10).
+    case png(compression: Int, palette: Bool, quality: Int, effort: Int)
     case gif
     case avif(quality: Int, effort: Int)
 

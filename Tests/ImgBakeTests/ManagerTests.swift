@@ -292,12 +292,13 @@ import Vips
         for name in Paths.exampleImages { _ = await manager.resolve(RemoteURL.resolve(origin.url("img/" + name))!) }
         let memory = await manager.memory
         #expect(memory.cost <= memory.limit && memory.evictions > 0)
-        // An evicted image resolves again from disk, without a request.
+        // An evicted image resolves again from the index, without a request or an encode.
         try await origin.reset()
         guard case .resolved(let image, _) = await manager.resolve(RemoteURL.resolve(origin.url("img/hubble.jpg"))!) else {
             Issue.record("not resolved"); return
         }
-        #expect(image.origin == .cached)
+        #expect(image.encoded == 0 && image.variants.count == 6)
         #expect(try await origin.stats().requests_total == 0)
+        #expect(await manager.loadsStarted == Paths.exampleImages.count)
     }
 }

@@ -16,23 +16,52 @@ int imgbake_vips_start(const char *argv0, int threads);
 /// `all_pages` loads every frame of an animation (n=-1).
 int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsImage **out);
 
-/// Shrink-on-load thumbnail to `width` (never upscaled), autorotated by EXIF, converted to sRGB.
-/// `fail_on_error` makes truncated or corrupt input an error instead of grey pixels.
-int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int all_pages,
+/// Shrink-on-load thumbnail to `width` (never upscaled), autorotated by EXIF; with `colour_manage`,
+/// converted from its embedded profile (or CMYK) to sRGB. Corrupt or truncated input is an error
+/// instead of grey pixels.
+int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int all_pages, int colour_manage,
                                   VipsImage **out);
 
-/// Thumbnail of an already decoded (in-memory) image; no rotation, no colour management.
+/// Decodes `buf` completely (random access), upright by EXIF, and with `colour_manage` converted from
+/// its embedded profile (or CMYK) to sRGB. Corrupt input is an error.
+int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, VipsImage **out);
+
+/// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha, the colours are
+/// premultiplied for the resize and rounded (not truncated) back to 8 bits, so a constant colour
+/// under varying transparency stays constant.
+int imgbake_vips_resize_exact(VipsImage *in, int width, VipsImage **out);
+
+/// Thumbnail of an already decoded animation (a stack of frames): every frame resized to `width`,
+/// the page height updated. No rotation, no colour management.
 int imgbake_vips_thumbnail_image(VipsImage *in, int width, VipsImage **out);
 
 /// A new image sharing `in`'s pixels, with its own metadata (so fields can be removed).
 int imgbake_vips_copy(VipsImage *in, VipsImage **out);
 
-int imgbake_vips_webpsave(VipsImage *in, int quality, int effort, void **buf, size_t *len);
-int imgbake_vips_jpegsave(VipsImage *in, int quality, void **buf, size_t *len);
-/// `palette` quantises to at most 256 colours (libimagequant) when it is non-zero.
-int imgbake_vips_pngsave(VipsImage *in, int compression, int palette, int quality, void **buf, size_t *len);
-int imgbake_vips_gifsave(VipsImage *in, void **buf, size_t *len);
+/// Converts to `space` (e.g. VIPS_INTERPRETATION_sRGB turns 16-bit RGB into 8-bit sRGB).
+int imgbake_vips_colourspace(VipsImage *in, VipsInterpretation space, VipsImage **out);
+
+/// The rectangle at (`left`, `top`) of size `width` × `height`.
+int imgbake_vips_crop(VipsImage *in, int left, int top, int width, int height, VipsImage **out);
+
+/// For an 8-bit image with alpha: fully transparent pixels get colour 0 (what is under them is never
+/// seen, and its noise costs PNG and GIF bytes); an alpha band that is fully opaque is dropped.
+/// Returns the image unchanged (a new reference) when neither applies.
+int imgbake_vips_tidy_alpha(VipsImage *in, VipsImage **out);
+
+/// Gaussian blur with standard deviation `sigma`.
+int imgbake_vips_gaussblur(VipsImage *in, double sigma, VipsImage **out);
+
+/// Savers. `strip` removes all metadata; without it, the fields left on the image are written
+/// (callers remove the ones that must not leave first).
+int imgbake_vips_webpsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
+int imgbake_vips_jpegsave(VipsImage *in, int quality, int strip, void **buf, size_t *len);
+/// `palette` quantises to at most 256 colours (libimagequant) when it is non-zero; `effort` 1–10.
+/// Otherwise lossless, with adaptive row filters.
+int imgbake_vips_pngsave(VipsImage *in, int compression, int palette, int quality, int effort, int strip,
+                         void **buf, size_t *len);
+int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len);
 /// AVIF through libheif's AV1 encoder.
-int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, void **buf, size_t *len);
+int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
 
 #endif

@@ -62,13 +62,31 @@ public struct Build: Sendable {
             rewritable.append(scan)
         }
 
+        // What each reference asks for: the configured variants, or its element's overrides.
+        let defaultRequest = VariantRequest(config.images)
+        let requests = rewritable.map { scan in
+            scan.references.map { reference -> VariantRequest in
+                switch reference.request(over: defaultRequest) {
+                case .success(let request): return request
+                case .failure(let problem):
+                    diagnostics.append(Diagnostic(.warning, problem.description, at: reference.location))
+                    return defaultRequest
+                }
+            }
+        }
+
         let buildStart = now()
         // Shared: other builds may use the cache at the same time; `cache gc` waits for all of them.
         var lock: CacheLock? = try lockCache(.shared, wait: true)
         let resolver = try makeResolver()
-        var images = await resolver.resolveAll(rewritable.flatMap { $0.references.map(\.url) })
-        let rewriter = PageRewriter(output: config.output, renderer: renderer)
-        var rewrites = rewritable.map { rewriter.rewrite($0, images: images.image(for:)) }
+        var images = await resolver.resolveAll(zip(rewritable, requests).flatMap { scan, requests in
+            zip(scan.references.map(\.url), requests).map { ($0, $1) }
+        })
+        let rewriter = PageRewriter(output: config.output, images: config.images, renderer: renderer)
+        let rewriteAll = { (images: ResolvedSet) in
+            zip(rewritable, requests).map { rewriter.rewrite($0, requests: $1, images: images.image(for:)) }
+        }
+        var rewrites = rewriteAll(images)
 
         // Write image files first, so a page never points at a file that is not there yet. A corrupt
         // cache blob found on the way is repaired by resolving its image again; the pages are then
@@ -77,7 +95,7 @@ public struct Build: Sendable {
         var emitted = try await emitter.write(rewrites.flatMap(\.outputs))
         if !emitted.corrupt.isEmpty {
             await resolver.reload(emitted.corrupt, into: &images)
-            rewrites = rewritable.map { rewriter.rewrite($0, images: images.image(for:)) }
+            rewrites = rewriteAll(images)
             let again = try await emitter.write(rewrites.flatMap(\.outputs))
             emitted.written += again.written
             emitted.notes += again.notes

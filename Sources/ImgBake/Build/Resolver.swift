@@ -11,28 +11,35 @@ struct Resolver: Sendable {
     init(configuration config: Configuration, now: @escaping @Sendable () -> Double) throws {
         cache = try ImageCache(directory: config.cache.directory)
         downloader = Downloader(settings: config.fetch)
-        let transformer = try Transformer(threads: config.jobs, maxPixels: config.images.maxPixels)
+        let transformer = try Transformer(threads: config.jobs,
+                                          limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, now: now)
         inFlightLimit = config.fetch.concurrency + 2 * config.jobs
     }
 
-    func resolveAll(_ urls: [RemoteURL]) async -> ResolvedSet {
+    /// Resolves every unique image once, with the union of what its references ask for (so each
+    /// source is decoded at most once).
+    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)]) async -> ResolvedSet {
         var set = ResolvedSet()
-        for url in Set(urls) {
-            let key = await manager.key(for: url)
-            set.keyOf[url] = key
+        for (url, request) in wanted {
+            let key: OriginalKey
+            if let known = set.keyOf[url] { key = known } else {
+                key = await manager.key(for: url)
+                set.keyOf[url] = key
+            }
+            set.requests[key] = set.requests[key].map { $0.union(request) } ?? request
             // The same URL is fetched whatever order pages were scanned in.
             if let current = set.representative[key], current <= url { continue }
             set.representative[key] = url
         }
-        let work = set.representative.sorted { $0.key < $1.key }
+        let work = set.representative.sorted { $0.key < $1.key }.map { ($0.key, $0.value, set.requests[$0.key]!) }
         let manager = self.manager
         await withTaskGroup(of: (OriginalKey, Resolution).self) { group in
             var next = 0
             func submit() {
-                let (key, url) = work[next]
-                group.addTask { (key, await manager.resolve(url)) }
+                let (key, url, request) = work[next]
+                group.addTask { (key, await manager.resolve(url, request: request)) }
                 next += 1
             }
             while next < min(work.count, inFlightLimit) { submit() }
@@ -64,7 +71,7 @@ struct Resolver: Sendable {
     func reload(_ keys: Set<OriginalKey>, into set: inout ResolvedSet) async {
         for key in keys.sorted() {
             guard let url = set.representative[key] else { continue }
-            set.results[key] = await manager.reload(url)
+            set.results[key] = await manager.reload(url, request: set.requests[key])
         }
     }
 }
@@ -73,6 +80,8 @@ struct Resolver: Sendable {
 struct ResolvedSet: Sendable {
     var keyOf: [RemoteURL: OriginalKey] = [:]
     var representative: [OriginalKey: RemoteURL] = [:]
+    /// The union of what the references to each image ask for.
+    var requests: [OriginalKey: VariantRequest] = [:]
     var results: [OriginalKey: Resolution] = [:]
 
     func image(for url: RemoteURL) -> ResolvedImage? {

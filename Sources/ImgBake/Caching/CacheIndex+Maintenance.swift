@@ -18,7 +18,7 @@ extension CacheIndex {
             let originals = try db.query("SELECT key, blob, bytes, used_at FROM originals").compactMap { row in
                 Self.entry(.original, row)
             }
-            let variants = try db.query("SELECT key, blob, bytes, used_at FROM variants").compactMap { row in
+            let variants = try db.query("SELECT key, blob, bytes, used_at FROM variants WHERE dropped = 0").compactMap { row in
                 Self.entry(.variant, row)
             }
             return originals + variants
@@ -57,7 +57,9 @@ extension CacheIndex {
 
     /// Removes every row.
     public func removeEverything() throws {
-        try database.withLock { db in try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures;") }
+        try database.withLock { db in
+            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders;")
+        }
     }
 
     private static func entry(_ kind: CacheEntry.Kind, _ row: [SQLValue]) -> CacheEntry? {

@@ -7,7 +7,7 @@ import Synchronization
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Mutex<Database>
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     public init(path: String) throws {
         let db = try Database(path: path)
@@ -15,24 +15,42 @@ public final class CacheIndex: Sendable {
         try db.execute("PRAGMA synchronous=NORMAL")
         try db.transaction {
             let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
-            guard version < Self.schemaVersion else { return }
-            try db.execute("""
-                CREATE TABLE IF NOT EXISTS originals (
-                    key TEXT PRIMARY KEY, url TEXT NOT NULL, blob TEXT NOT NULL, format TEXT NOT NULL,
-                    width INTEGER NOT NULL, height INTEGER NOT NULL, pages INTEGER NOT NULL, bytes INTEGER NOT NULL,
-                    etag TEXT, last_modified TEXT, cache_control TEXT, expires TEXT, content_type TEXT,
-                    fetched_at REAL NOT NULL, used_at REAL NOT NULL);
-                CREATE TABLE IF NOT EXISTS variants (
-                    key TEXT PRIMARY KEY, original_blob TEXT NOT NULL, spec TEXT NOT NULL, blob TEXT NOT NULL,
-                    format TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, bytes INTEGER NOT NULL,
-                    created_at REAL NOT NULL, used_at REAL NOT NULL);
-                CREATE INDEX IF NOT EXISTS variants_by_original ON variants(original_blob);
-                CREATE TABLE IF NOT EXISTS failures (
-                    key TEXT PRIMARY KEY, url TEXT NOT NULL, reason TEXT NOT NULL, failed_at REAL NOT NULL);
-                PRAGMA user_version = \(Self.schemaVersion);
-                """)
+            if version < 1 { try Self.createVersion1(db) }
+            if version < 2 { try Self.migrateToVersion2(db) }
         }
         database = Mutex(db)
+    }
+
+    private static func createVersion1(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS originals (
+                key TEXT PRIMARY KEY, url TEXT NOT NULL, blob TEXT NOT NULL, format TEXT NOT NULL,
+                width INTEGER NOT NULL, height INTEGER NOT NULL, pages INTEGER NOT NULL, bytes INTEGER NOT NULL,
+                etag TEXT, last_modified TEXT, cache_control TEXT, expires TEXT, content_type TEXT,
+                fetched_at REAL NOT NULL, used_at REAL NOT NULL);
+            CREATE TABLE IF NOT EXISTS variants (
+                key TEXT PRIMARY KEY, original_blob TEXT NOT NULL, spec TEXT NOT NULL, blob TEXT NOT NULL,
+                format TEXT NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, bytes INTEGER NOT NULL,
+                created_at REAL NOT NULL, used_at REAL NOT NULL);
+            CREATE INDEX IF NOT EXISTS variants_by_original ON variants(original_blob);
+            CREATE TABLE IF NOT EXISTS failures (
+                key TEXT PRIMARY KEY, url TEXT NOT NULL, reason TEXT NOT NULL, failed_at REAL NOT NULL);
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    /// Version 2: variants can be recorded as dropped (larger than the fallback at the same width: no
+    /// blob, but remembered so they are not encoded again), and facts read from an original's bytes
+    /// (credits, placeholders) are kept per blob.
+    private static func migrateToVersion2(_ db: Database) throws {
+        try db.execute("""
+            ALTER TABLE variants ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE IF NOT EXISTS credits (
+                blob TEXT PRIMARY KEY, copyright TEXT, artist TEXT, captured TEXT);
+            CREATE TABLE IF NOT EXISTS placeholders (
+                blob TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (blob, kind));
+            PRAGMA user_version = 2;
+            """)
     }
 
     // MARK: Originals
@@ -72,7 +90,7 @@ public final class CacheIndex: Sendable {
             var found: [VariantKey: VariantRecord] = [:]
             for key in keys {
                 if let row = try db.query("""
-                    SELECT key, original_blob, spec, blob, format, width, height, bytes FROM variants WHERE key = ?
+                    SELECT key, original_blob, spec, blob, format, width, height, bytes, dropped FROM variants WHERE key = ?
                     """, [.text(key.hex)]).first, let record = Self.variantRecord(row) {
                     found[key] = record
                 }
@@ -87,12 +105,42 @@ public final class CacheIndex: Sendable {
                 for r in records {
                     _ = try db.query("""
                         INSERT OR REPLACE INTO variants (key, original_blob, spec, blob, format, width, height, bytes,
-                            created_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [.text(r.key.hex), .text(r.originalBlob.hex), .text(r.spec), .text(r.blob.hex),
+                            created_at, used_at, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(r.key.hex), .text(r.originalBlob.hex), .text(r.spec), .text(r.blob?.hex ?? ""),
                               .text(r.format.rawValue), .integer(r.width), .integer(r.height), .integer(r.bytes),
-                              .real(now), .real(now)])
+                              .real(now), .real(now), .integer(r.blob == nil ? 1 : 0)])
                 }
             }
+        }
+    }
+
+    // MARK: Facts about an original's bytes
+
+    public func credits(_ blob: BlobID) throws -> Credits? {
+        try database.withLock { db in
+            guard let row = try db.query("SELECT copyright, artist, captured FROM credits WHERE blob = ?", [.text(blob.hex)]).first
+            else { return nil }
+            return Credits(copyright: row[0].string, artist: row[1].string, captured: row[2].string)
+        }
+    }
+
+    public func putCredits(_ credits: Credits, for blob: BlobID) throws {
+        try database.withLock { db in
+            _ = try db.query("INSERT OR REPLACE INTO credits (blob, copyright, artist, captured) VALUES (?, ?, ?, ?)",
+                             [.text(blob.hex), .optional(credits.copyright), .optional(credits.artist), .optional(credits.captured)])
+        }
+    }
+
+    public func placeholder(_ kind: String, for blob: BlobID) throws -> String? {
+        try database.withLock { db in
+            try db.query("SELECT value FROM placeholders WHERE blob = ? AND kind = ?", [.text(blob.hex), .text(kind)]).first?.first?.string
+        }
+    }
+
+    public func putPlaceholder(_ value: String, kind: String, for blob: BlobID) throws {
+        try database.withLock { db in
+            _ = try db.query("INSERT OR REPLACE INTO placeholders (blob, kind, value) VALUES (?, ?, ?)",
+                             [.text(blob.hex), .text(kind), .text(value)])
         }
     }
 
@@ -136,9 +184,11 @@ public final class CacheIndex: Sendable {
 
     private static func variantRecord(_ row: [SQLValue]) -> VariantRecord? {
         guard let key = row[0].string, let original = row[1].string.flatMap(BlobID.init(hex:)), let spec = row[2].string,
-              let blob = row[3].string.flatMap(BlobID.init(hex:)), let format = row[4].string.flatMap(ImageFormat.init(rawValue:)),
+              let format = row[4].string.flatMap(ImageFormat.init(rawValue:)),
               let width = row[5].int, let height = row[6].int, let bytes = row[7].int
         else { return nil }
+        let blob = row[8].int == 1 ? nil : row[3].string.flatMap(BlobID.init(hex:))
+        guard row[8].int == 1 || blob != nil else { return nil }
         return VariantRecord(key: VariantKey(hex: key), originalBlob: original, spec: spec, blob: blob, format: format,
                              width: width, height: height, bytes: bytes)
     }

@@ -56,7 +56,8 @@ public struct VariantRecord: Sendable, Equatable {
     public var originalBlob: BlobID
     /// The canonical spec string (for `cache stats` and debugging).
     public var spec: String
-    public var blob: BlobID
+    /// Nil when the variant was dropped: larger than the fallback at the same width.
+    public var blob: BlobID?
     public var format: ImageFormat
     public var width: Int
     public var height: Int
@@ -70,4 +71,21 @@ public struct FailureRecord: Sendable, Equatable {
     public var reason: String
     /// Unix seconds.
     public var failedAt: Double
+}
+
+/// Photo credits read from an original's EXIF (typed, with libexif), for templates: the outputs
+/// themselves carry no metadata unless asked.
+public struct Credits: Sendable, Equatable {
+    public var copyright: String?
+    public var artist: String?
+    /// `DateTimeOriginal`, as written (`YYYY:MM:DD HH:MM:SS`).
+    public var captured: String?
+
+    public init(copyright: String? = nil, artist: String? = nil, captured: String? = nil) {
+        self.copyright = copyright
+        self.artist = artist
+        self.captured = captured
+    }
+
+    public var isEmpty: Bool { copyright == nil && artist == nil && captured == nil }
 }

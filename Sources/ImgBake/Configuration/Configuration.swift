@@ -53,6 +53,9 @@ public struct OutputSettings: Sendable {
     public var sizes = "(max-width: 960px) 100vw, 960px"
     /// A folder whose `.mustache` files replace the built-in templates of the same name.
     public var templatesDirectory: String?
+    /// The first N images of a page load eagerly (no `loading="lazy"`): the one at the top is
+    /// usually the largest contentful paint.
+    public var eager = 1
 
     public init() {}
 
@@ -77,6 +80,8 @@ public struct ImageSettings: Sendable {
     public var keepMetadata: [String] = []
     /// Images with more pixels (width × height × frames) are refused before decoding.
     public var maxPixels = 100_000_000
+    /// Animations with more frames are refused.
+    public var maxFrames = 1000
     /// What templates get as a placeholder while the image loads.
     public var placeholder = Placeholder.none
 

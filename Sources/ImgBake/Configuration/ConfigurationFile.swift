@@ -75,7 +75,8 @@ struct Reader {
             case "markdown": config.output.markdown = try choice(name, node)
             case "sizes": config.output.sizes = try string(name, node)
             case "templates_dir": config.output.templatesDirectory = path(try string(name, node))
-            default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir"])
+            case "eager": config.output.eager = try integer(name, node, in: 0...1000)
+            default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir", "eager"])
             }
         }
     }
@@ -110,8 +111,9 @@ struct Reader {
                 }
                 config.images.keepMetadata = fields
             case "max_pixels": config.images.maxPixels = try integer(name, node, in: 1...Int.max)
+            case "max_frames": config.images.maxFrames = try integer(name, node, in: 1...100_000)
             case "placeholder": config.images.placeholder = try choice(name, node)
-            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "placeholder"])
+            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "max_frames", "placeholder"])
             }
         }
     }

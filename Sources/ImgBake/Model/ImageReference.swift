@@ -33,6 +33,12 @@ public struct ImageReference: Sendable {
     public var syntax: Syntax
     /// For `<img src>`: the element, for turning it into `<picture>` markup.
     public var element: ImageElement?
+
+    /// The variants this reference asks for: the configured ones, or its element's overrides.
+    public func request(over base: VariantRequest) -> Result<VariantRequest, VariantRequest.OverrideError> {
+        guard let element, element.widthsOverride != nil || element.formatsOverride != nil else { return .success(base) }
+        return VariantRequest.parse(widths: element.widthsOverride, formats: element.formatsOverride, over: base)
+    }
 }
 
 /// The facts about an `<img>` element that markup generation needs.
@@ -47,6 +53,9 @@ public struct ImageElement: Sendable, Hashable {
     public var sizes: String?
     /// Inside a `<picture>`: its sources are the author's, so the `<img>` is only localised.
     public var inPicture: Bool
+    /// `data-imgbake-widths` and `data-imgbake-formats`, as written (decoded).
+    public var widthsOverride: String?
+    public var formatsOverride: String?
 
     public var hasSrcset: Bool { attributeNames.contains("srcset") }
 }
@@ -70,4 +79,12 @@ public struct MarkdownImageSlot: Sendable {
     public var written: String
     /// Index into `PageScan.references`, nil when the image is not localised.
     public var reference: Int?
+    /// The whole `![alt](url "title")` or `![alt][label]`, when its position could be confirmed: what
+    /// `markdown = "html"` replaces with markup.
+    public var span: Range<Int>?
+    /// The image description as plain text (what HTML's `alt` gets).
+    public var alt: String = ""
+    public var title: String?
+    /// The resolved URL, when it is remote.
+    public var url: RemoteURL?
 }

@@ -1,10 +1,13 @@
 import Synchronization
 import Vips
 
-/// The coordinator (SDWebImage's manager, for a batch build): for each URL, the variant query, the
-/// original query, the failure memory, one coalesced download, the transform and the store —
-/// according to the fetch policy. One in-flight load per original key, however many pages and
-/// variants wait on it; a finished resolution is kept in memory for the rest of the build.
+/// The coordinator (SDWebImage's manager, for a batch build), in two stages with their own
+/// de-duplication, like Nuke's task pool:
+///
+/// - the original: cache query, freshness, failure memory, one coalesced download or revalidation
+///   per original key per build, however many pages and variant sets wait on it;
+/// - the variant set: the variants a request needs, from the index when all are there (no decode),
+///   else made from the cached original in one decode, and stored.
 ///
 ///     let manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer, ...)
 ///     switch await manager.resolve(url) { case .resolved(let image, _): ...; case .failed(let why): ... }
@@ -15,45 +18,47 @@ public actor ImageManager {
     let plan: VariantPlan
     let keyFilter: KeyFilter
     let fetch: FetchSettings
+    let placeholder: Placeholder
     /// Unix seconds; injectable so tests can move time.
     let now: @Sendable () -> Double
 
-    private var inFlight: [OriginalKey: Task<Resolution, Never>] = [:]
+    /// One task per original key for the whole build: in flight, then finished (records are small).
+    private var originals: [OriginalKey: Task<OriginalOutcome, Never>] = [:]
+    private var images: [ImageKey: Task<Resolution, Never>] = [:]
     /// Resolved images of this build, within a memory budget.
-    private var resolved: MemoryCache<OriginalKey, Resolution>
+    private var resolved: MemoryCache<ImageKey, Resolution>
     /// Failures are kept whatever the budget (they are small), so a failing URL is asked once per build.
-    private var failed: [OriginalKey: Resolution] = [:]
+    private var failed: [ImageKey: Resolution] = [:]
     /// Decoded headers by original blob (two URLs with the same bytes are inspected once).
-    var headers: MemoryCache<BlobID, SourceInfo>
-    /// Loads started (one per key per build, whatever the number of callers).
+    private var headers: MemoryCache<BlobID, Inspection>
+    /// Original loads started (one per key per build, whatever the number of callers).
     public private(set) var loadsStarted = 0
 
     public init(cache: ImageCache, downloader: Downloader, transformer: Transformer, images: ImageSettings,
                 fetch: FetchSettings, memoryLimit: Int = 64 << 20, now: @escaping @Sendable () -> Double) {
-        resolved = MemoryCache(costLimit: memoryLimit)
-        headers = MemoryCache(costLimit: memoryLimit / 8)
         self.cache = cache
         self.downloader = downloader
         self.transformer = transformer
         self.plan = VariantPlan(settings: images)
+        self.placeholder = images.placeholder
         self.keyFilter = KeyFilter(stripQuery: fetch.stripQuery, hostRules: fetch.hostRules)
         self.fetch = fetch
         self.now = now
+        resolved = MemoryCache(costLimit: memoryLimit)
+        headers = MemoryCache(costLimit: memoryLimit / 8)
     }
 
     public func key(for url: RemoteURL) -> OriginalKey { keyFilter.key(for: url) }
 
-    /// Resolves `url`: from memory, by joining the load already in flight for its key, or by
-    /// starting one.
-    public func resolve(_ url: RemoteURL) async -> Resolution {
-        let key = keyFilter.key(for: url)
+    /// Resolves `url` with the variants `request` asks for (the configuration's by default).
+    public func resolve(_ url: RemoteURL, request: VariantRequest? = nil) async -> Resolution {
+        let key = ImageKey(original: keyFilter.key(for: url), request: request ?? plan.defaultRequest)
         if let done = resolved.value(for: key) ?? failed[key] { return done }
-        if let running = inFlight[key] { return await running.value }
-        loadsStarted += 1
-        let task = Task { await self.load(url, key: key) }
-        inFlight[key] = task
+        if let running = images[key] { return await running.value }
+        let task = Task { await self.load(url, key) }
+        images[key] = task
         let result = await task.value
-        inFlight[key] = nil
+        images[key] = nil
         switch result {
         case .resolved(let image, _): resolved.set(result, for: key, cost: Self.cost(of: image))
         case .failed: failed[key] = result
@@ -61,9 +66,13 @@ public actor ImageManager {
         return result
     }
 
-    /// Approximate bytes a resolved image holds in memory.
-    static func cost(of image: ResolvedImage) -> Int {
-        256 + image.url.string.utf8.count + image.variants.count * 160
+    /// Forgets what this build knew about `url` and resolves it again (after a damaged blob was
+    /// found while writing outputs).
+    public func reload(_ url: RemoteURL, request: VariantRequest? = nil) async -> Resolution {
+        let key = ImageKey(original: keyFilter.key(for: url), request: request ?? plan.defaultRequest)
+        resolved.remove(key)
+        failed[key] = nil
+        return await resolve(url, request: request)
     }
 
     /// Memory layer figures, for tests and reports.
@@ -71,16 +80,42 @@ public actor ImageManager {
         (resolved.count, resolved.totalCost, resolved.costLimit, resolved.evictions)
     }
 
-    func header(for blob: BlobID) -> SourceInfo? { headers.value(for: blob) }
-
-    func remember(_ info: SourceInfo, for blob: BlobID) { headers.set(info, for: blob, cost: 64) }
-
-    /// Forgets what this build knew about `key` and resolves it again (after a corrupt blob was found
-    /// while writing outputs).
-    public func reload(_ url: RemoteURL) async -> Resolution {
-        let key = keyFilter.key(for: url)
-        resolved.remove(key)
-        failed[key] = nil
-        return await resolve(url)
+    /// Approximate bytes a resolved image holds in memory.
+    static func cost(of image: ResolvedImage) -> Int {
+        256 + image.url.string.utf8.count + image.variants.count * 160 + (image.placeholder?.utf8.count ?? 0)
     }
+
+    // MARK: The original stage
+
+    /// The original for `key`: joins the load in flight or finished in this build, or starts one.
+    func original(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+        if let task = originals[key] { return await task.value }
+        loadsStarted += 1
+        let task = Task { await self.loadOriginal(url, key: key, force: false) }
+        originals[key] = task
+        return await task.value
+    }
+
+    /// Downloads the original again, whatever the cache says (its blob was damaged).
+    func refetchOriginal(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+        let task = Task { await self.loadOriginal(url, key: key, force: true) }
+        originals[key] = task
+        return await task.value
+    }
+
+    func knownInspection(for blob: BlobID) -> Inspection? { headers.value(for: blob) }
+
+    func remember(_ inspection: Inspection, for blob: BlobID) { headers.set(inspection, for: blob, cost: 128) }
+}
+
+/// What the original stage produced.
+enum OriginalOutcome: Sendable {
+    case available(OriginalRecord, origin: ResolutionOrigin, credits: Credits, notes: [String])
+    case failed(ImageFailure)
+}
+
+/// One variant set of one original.
+struct ImageKey: Hashable, Sendable {
+    var original: OriginalKey
+    var request: VariantRequest
 }

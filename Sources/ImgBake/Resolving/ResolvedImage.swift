@@ -35,23 +35,44 @@ public struct ResolvedImage: Sendable {
     public var source: SourceInfo
     public var originalBlob: BlobID
     public var originalBytes: Int
-    /// Every variant, best format first, then by width.
+    /// Every variant made for the requests of this build, best format first, then by width (dropped
+    /// ones — larger than the fallback at their width — are not here).
     public var variants: [StoredVariant]
-    /// Output formats, best first; the last is the fallback.
-    public var formats: [ImageFormat]
     public var origin: ResolutionOrigin
     /// Variants encoded by this build (0 when everything came from the cache).
     public var encoded: Int
+    /// Photo credits from the original's EXIF.
+    public var credits: Credits
+    /// The configured placeholder's value (colour, data URI or BlurHash), if one is configured.
+    public var placeholder: String?
 
-    public var fallbackFormat: ImageFormat { formats.last ?? source.format }
+    /// The `<img>` fallback format: the source's own.
+    public var fallbackFormat: ImageFormat { source.format }
 
-    /// The widest variant in the fallback format: what `<img src>` and one-for-one localisation use.
-    public var fallback: StoredVariant? {
-        variants.filter { $0.format == fallbackFormat }.max { $0.width < $1.width }
+    /// The variants one request asks for: its formats (the fallback always), its widths capped at the
+    /// source width.
+    public func variants(for request: VariantRequest, plan: VariantPlan) -> [StoredVariant] {
+        let formats = Set(plan.outputFormats(for: source, request: request))
+        let widths = Set(plan.widths(for: source, request: request))
+        return variants.filter { formats.contains($0.format) && (source.format == .svg || widths.contains($0.width)) }
+    }
+}
+
+extension [StoredVariant] {
+    /// The widest variant in `format`: what `<img src>` and one-for-one localisation use.
+    func widest(in format: ImageFormat) -> StoredVariant? {
+        filter { $0.format == format }.max { $0.width < $1.width }
     }
 
-    public func variants(in format: ImageFormat) -> [StoredVariant] {
-        variants.filter { $0.format == format }.sorted { $0.width < $1.width }
+    func inFormat(_ format: ImageFormat) -> [StoredVariant] {
+        filter { $0.format == format }.sorted { $0.width < $1.width }
+    }
+
+    /// Formats present, in the order the variants are (best first).
+    var formats: [ImageFormat] {
+        var seen: [ImageFormat] = []
+        for variant in self where !seen.contains(variant.format) { seen.append(variant.format) }
+        return seen
     }
 }
 

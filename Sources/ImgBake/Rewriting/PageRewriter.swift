@@ -12,36 +12,76 @@ public struct PageRewrite: Sendable {
 }
 
 /// Turns a scanned page and the resolved images into byte splices. An `<img src>` (not in a
-/// `<picture>`, without the author's `srcset`) becomes the `picture` template's markup with the
-/// author's tag kept byte for byte apart from `src` and the added attributes; everything else —
-/// author `srcset` and `<source>` candidates, Markdown destinations — is localised one for one.
+/// `<picture>`, without the author's `srcset`) becomes the template's markup; with
+/// `markdown = "html"`, so does a Markdown image; everything else — author `srcset` and `<source>`
+/// candidates, Markdown destinations — is localised one for one, to the widest variant in the original
+/// format.
 public struct PageRewriter: Sendable {
     public var output: OutputSettings
+    public var plan: VariantPlan
     public var renderer: MarkupRenderer
     public var naming: OutputNaming
 
-    public init(output: OutputSettings, renderer: MarkupRenderer) {
+    public init(output: OutputSettings, images: ImageSettings, renderer: MarkupRenderer) {
         self.output = output
+        self.plan = VariantPlan(settings: images)
         self.renderer = renderer
         naming = OutputNaming(publicPath: output.publicPath)
     }
 
-    public func rewrite(_ scan: PageScan, images: (RemoteURL) -> ResolvedImage?) -> PageRewrite {
+    /// - Parameter requests: the variant request of each reference (aligned with `scan.references`).
+    public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (RemoteURL) -> ResolvedImage?) -> PageRewrite {
+        let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
         var edits: [Edit] = []
         var outputs = Set<OutputImage>()
         var written: [Int: String] = [:] // reference index → the URL now in the page
         var srcsetGroups: [Range<Int>: (quote: UInt8?, candidates: [SrcsetCandidate], replaced: [Int: String])] = [:]
+        var marked = 0 // images given markup so far, for `eager`
+
+        // Markdown images that become HTML (markdown = "html"), when their whole span is known.
+        var converted: [Int: Range<Int>] = [:] // slot → span
+        if scan.file.kind == .markdown && output.markdown == .html && output.markup != .localize {
+            for (slot, image) in scan.markdownImages.enumerated() {
+                guard let span = image.span, let url = image.url, let resolved = images(url), resolved.source.format != .svg,
+                      let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
+                                                       variants: resolved.variants(for: plan.defaultRequest, plan: plan),
+                                                       eager: marked < output.eager)
+                else { continue }
+                marked += 1
+                edits.append(Edit(span, html))
+                converted[slot] = span
+                for variant in used { outputs.insert(outputImage(variant, resolved)) }
+            }
+        }
+        let convertedSlots = Set(converted.keys)
 
         for (index, reference) in scan.references.enumerated() {
-            guard let image = images(reference.url), let fallback = image.fallback else { continue }
-            if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file) {
-                edits.append(pictureEdit(reference, element, image, file: scan.file))
-                for variant in image.variants { outputs.insert(output(variant, image)) }
-                written[index] = naming.url(fallback, of: image)
-                continue
+            if converted.values.contains(where: { $0.contains(reference.range.lowerBound) }) { continue }
+            if reference.kind == .markdownDefinition {
+                // Left alone when every image using it became HTML.
+                let users = scan.markdownImages.indices.filter { scan.markdownImages[$0].reference == index }
+                if !users.isEmpty && users.allSatisfy(convertedSlots.contains) { continue }
+            }
+            guard let image = images(reference.url) else { continue }
+            let variants = image.variants(for: requests[index], plan: plan)
+            guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
+            if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
+               case .attribute(let quote) = reference.syntax {
+                let start = element.tagRange.lowerBound
+                let tag = ImageMarkup.Tag(bytes: Array(scan.file.bytes[element.tagRange]),
+                                          src: reference.range.lowerBound - start..<reference.range.upperBound - start,
+                                          srcQuote: quote, insertion: element.insertionOffset - start,
+                                          attributes: element.attributeNames, sizes: element.sizes)
+                if let (html, used) = markup.render(tag, image: image, variants: variants, eager: marked < output.eager) {
+                    marked += 1
+                    edits.append(Edit(element.tagRange, html))
+                    for variant in used { outputs.insert(outputImage(variant, image)) }
+                    written[index] = naming.url(fallback, of: image)
+                    continue
+                }
             }
             let url = naming.url(fallback, of: image)
-            outputs.insert(output(fallback, image))
+            outputs.insert(outputImage(fallback, image))
             written[index] = url
             switch reference.syntax {
             case .attribute(let quote):
@@ -64,10 +104,11 @@ public struct PageRewriter: Sendable {
         do { bytes = try Splicer.apply(edits, to: scan.file.bytes) } catch {
             return unchanged(scan, "internal error: \(error); page left unchanged")
         }
-        if scan.file.kind == .markdown, let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: written) {
+        if scan.file.kind == .markdown,
+           let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: written, converted: convertedSlots) {
             return unchanged(scan, "the rewritten Markdown did not parse as intended (\(problem)); page left unchanged")
         }
-        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: [], localised: written.count)
+        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: [], localised: written.count + converted.count)
     }
 
     private func unchanged(_ scan: PageScan, _ message: String) -> PageRewrite {
@@ -76,7 +117,7 @@ public struct PageRewriter: Sendable {
                     localised: 0)
     }
 
-    private func output(_ variant: StoredVariant, _ image: ResolvedImage) -> OutputImage {
+    private func outputImage(_ variant: StoredVariant, _ image: ResolvedImage) -> OutputImage {
         OutputImage(fileName: naming.fileName(variant, of: image), blob: variant.blob, bytes: variant.bytes, key: image.key)
     }
 
@@ -85,58 +126,21 @@ public struct PageRewriter: Sendable {
         return markupHere && output.markup != .localize && !element.inPicture && !element.hasSrcset
             && image.source.format != .svg
     }
-
-    /// The author's `<img>` with `src` replaced and the generated attributes added, inside the
-    /// `picture` (or `img`) template's markup.
-    private func pictureEdit(_ reference: ImageReference, _ element: ImageElement, _ image: ResolvedImage,
-                             file: SourceFile) -> Edit {
-        let fallback = image.fallback!
-        let fallbackVariants = image.variants(in: image.fallbackFormat)
-        let sizes = element.sizes ?? output.sizes
-        let names = element.attributeNames
-        let authorSizedIt = names.contains("width") || names.contains("height")
-        // Mustache treats an empty string as true: attributes the author set are left out entirely.
-        var added: [String: Any] = ["srcset": naming.srcset(fallbackVariants, of: image)]
-        if !names.contains("sizes") { added["sizes"] = sizes }
-        if !authorSizedIt {
-            added["width"] = String(fallback.width)
-            added["height"] = String(fallback.height)
-        }
-        let attributes = renderer.render("img-attributes", added)
-        let tagStart = element.tagRange.lowerBound
-        guard case .attribute(let quote) = reference.syntax else { fatalError("img src is always an attribute") }
-        let tag = (try? Splicer.apply([
-            Edit(reference.range.lowerBound - tagStart..<reference.range.upperBound - tagStart,
-                 ReplacementText.attribute(naming.url(fallback, of: image), quote: quote)),
-            Edit(element.insertionOffset - tagStart..<element.insertionOffset - tagStart, attributes),
-        ], to: Array(file.bytes[element.tagRange]))) ?? Array(file.bytes[element.tagRange])
-
-        let sources: [[String: Any]] = output.markup == .picture ? image.formats.dropLast().map { format in
-            ["type": format.mimeType, "srcset": naming.srcset(image.variants(in: format), of: image), "sizes": sizes]
-        } : []
-        let context: [String: Any] = [
-            "sources": sources,
-            "img": String(decoding: tag, as: UTF8.self),
-            "sizes": sizes,
-            "fallback": ["src": naming.url(fallback, of: image), "width": fallback.width, "height": fallback.height,
-                         "type": fallback.format.mimeType] as [String: Any],
-        ]
-        return Edit(element.tagRange, renderer.render(output.markup == .picture ? "picture" : "img", context))
-    }
 }
 
-/// Markdown rewrites are checked by parsing the result again: every image must now have the URL the
-/// rewrite meant to give it (and every other image its old one).
+/// Markdown rewrites are checked by parsing the result again: every image that was not turned into
+/// HTML must now have the URL the rewrite meant to give it (and every other image its old one).
 enum MarkdownCheck {
-    static func verify(_ scan: PageScan, rewritten: [UInt8], written: [Int: String]) -> String? {
+    static func verify(_ scan: PageScan, rewritten: [UInt8], written: [Int: String], converted: Set<Int>) -> String? {
         let images = rewritten.withUnsafeBytes { MarkdownParser.parse($0) }.filter { $0.type == "image" }
-        guard images.count == scan.markdownImages.count else {
-            return "\(scan.markdownImages.count) images before, \(images.count) after"
+        let expected = scan.markdownImages.enumerated().filter { !converted.contains($0.offset) }.map(\.element)
+        guard images.count == expected.count else {
+            return "\(expected.count) Markdown images expected, \(images.count) found"
         }
-        for (number, (slot, node)) in zip(scan.markdownImages, images).enumerated() {
-            let expected = slot.reference.flatMap { written[$0] } ?? slot.written
-            if node.url != expected {
-                return "image \(number + 1) would point at \(node.url ?? "nothing") instead of \(expected)"
+        for (number, (slot, node)) in zip(expected, images).enumerated() {
+            let want = slot.reference.flatMap { written[$0] } ?? slot.written
+            if node.url != want {
+                return "image \(number + 1) would point at \(node.url ?? "nothing") instead of \(want)"
             }
         }
         return nil

@@ -106,7 +106,9 @@ public enum HTMLScanner {
         return ImageElement(tagRange: tag, insertionOffset: insertion,
                             attributeNames: Set(element.attributes.map(\.name)),
                             sizes: element.attribute("sizes")?.value,
-                            inPicture: element.parentTag == "picture")
+                            inPicture: element.parentTag == "picture",
+                            widthsOverride: element.attribute("data-imgbake-widths")?.value,
+                            formatsOverride: element.attribute("data-imgbake-formats")?.value)
     }
 }
 

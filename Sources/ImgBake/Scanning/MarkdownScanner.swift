@@ -70,10 +70,14 @@ private struct Locator {
         var fallbacks: [(slot: Int, node: Int, url: RemoteURL)] = []
         for (index, node) in nodes.enumerated() where node.type == "image" {
             let written = node.url ?? ""
-            scan.markdownImages.append(MarkdownImageSlot(written: written, reference: nil))
+            let url = RemoteURL.resolve(written)
+            scan.markdownImages.append(MarkdownImageSlot(written: written, reference: nil, alt: altText(of: index),
+                                                         title: node.title.flatMap { $0.isEmpty ? nil : $0 }, url: url))
             let slot = scan.markdownImages.count - 1
-            guard let url = RemoteURL.resolve(written) else { continue }
-            switch locateBySpan(node) {
+            guard let url else { continue }
+            let located = locateBySpan(node)
+            if located != nil { scan.markdownImages[slot].span = span(of: node) }
+            switch located {
             case .inline(let destination) where !claimed.contains(destination.range.lowerBound):
                 scan.markdownImages[slot].reference = addInline(destination, url: url, to: &scan)
             case .label(let label):
@@ -133,6 +137,27 @@ private struct Locator {
     }
 
     // MARK: Locating
+
+    /// The bytes cmark says the image occupies (checked by `locateBySpan` before use).
+    private func span(of node: MarkdownNode) -> Range<Int> {
+        file.offset(line: node.start.line, byteColumn: node.start.column)..<file.offset(line: node.end.line, byteColumn: node.end.column) + 1
+    }
+
+    /// The image description as plain text: its text and code descendants, line breaks as spaces.
+    private func altText(of index: Int) -> String {
+        var text = ""
+        var inside: Set<Int> = [index]
+        for child in nodes.indices.dropFirst(index + 1) {
+            guard let parent = nodes[child].parent, inside.contains(parent) else { break }
+            inside.insert(child)
+            switch nodes[child].type {
+            case "text", "code": text += nodes[child].literal ?? ""
+            case "softbreak", "linebreak": text += " "
+            default: break
+            }
+        }
+        return text
+    }
 
     private func locateBySpan(_ node: MarkdownNode) -> SpanResult? {
         let bytes = file.bytes

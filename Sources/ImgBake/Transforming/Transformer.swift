@@ -1,3 +1,4 @@
+import Exif
 import Vips
 
 /// One encoded variant, before it is stored.
@@ -11,6 +12,7 @@ public struct EncodedVariant: Sendable {
 /// Why an original could not be turned into variants. All of these are permanent for those bytes.
 public enum TransformError: Error, Sendable, CustomStringConvertible {
     case tooManyPixels(width: Int, height: Int, pages: Int, limit: Int)
+    case tooManyFrames(pages: Int, limit: Int)
     case undecodable(String)
     case encodeFailed(String)
 
@@ -19,6 +21,8 @@ public enum TransformError: Error, Sendable, CustomStringConvertible {
         case .tooManyPixels(let w, let h, let pages, let limit):
             let frames = pages > 1 ? " × \(pages) frames" : ""
             return "image is \(w)×\(h)\(frames) = \(Self.megapixels(w * h * pages)) MP, over the \(Self.megapixels(limit)) MP limit (max_pixels)"
+        case .tooManyFrames(let pages, let limit):
+            return "animation has \(pages) frames, over the \(limit)-frame limit (max_frames)"
         case .undecodable(let why): return "cannot decode image (\(why))"
         case .encodeFailed(let why): return "cannot encode variant (\(why))"
         }
@@ -30,67 +34,125 @@ public enum TransformError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// What one decode of an original must produce.
+public struct TransformJob: Sendable {
+    public var specs: [VariantSpec]
+    public var placeholder: Placeholder
+
+    public init(specs: [VariantSpec], placeholder: Placeholder = .none) {
+        self.specs = specs
+        self.placeholder = placeholder
+    }
+}
+
+/// The header facts of an original, read without decoding pixels.
+public struct Inspection: Sendable {
+    public var info: SourceInfo
+    public var credits: Credits
+    public var hasAlpha = false
+    /// Has an embedded ICC profile or is CMYK: must be converted to sRGB.
+    public var needsColourManagement = false
+}
+
 /// Turns an original into its variants with libvips, on a pool of threads it owns. Each source is
-/// decoded once, straight to the largest width needed (shrink-on-load), upright and in sRGB; smaller
-/// widths are derived from that copy in memory. Metadata is removed from a copy before encoding,
-/// because libvips 8.14's WebP saver ignores `strip`.
+/// decoded once, straight to the largest width needed (shrink-on-load), upright, in 8-bit sRGB;
+/// smaller widths and the placeholder are derived from that copy in memory. Metadata is removed from
+/// a copy before encoding, because libvips 8.14's WebP saver ignores `strip`.
 public final class Transformer: Sendable {
     private let pool: BlockingPool
-    private let maxPixels: Int
+    private let limits: Limits
 
-    public init(threads: Int, maxPixels: Int) throws {
-        try VipsRuntime.start(threadsPerImage: 1)
-        pool = BlockingPool(threads: threads, name: "transform")
-        self.maxPixels = maxPixels
-    }
-
-    /// Reads the header only (nothing is decoded) and checks the pixel budget.
-    public func inspect(_ bytes: ImageBuffer, format: ImageFormat) async throws -> SourceInfo {
-        try await pool.run { [maxPixels] in try Self.header(bytes, format: format, maxPixels: maxPixels) }
-    }
-
-    /// Makes the variants `plan` asks for, given the source's header.
-    public func variants(of bytes: ImageBuffer, format: ImageFormat,
-                         plan: @escaping @Sendable (SourceInfo) -> [VariantSpec]) async throws -> (SourceInfo, [EncodedVariant]) {
-        try await pool.run { [maxPixels] in
-            let info = try Self.header(bytes, format: format, maxPixels: maxPixels)
-            return (info, try Self.encode(bytes, info: info, specs: plan(info)))
+    public struct Limits: Sendable {
+        public var maxPixels: Int
+        public var maxFrames: Int
+        public init(maxPixels: Int, maxFrames: Int = 1000) {
+            self.maxPixels = maxPixels
+            self.maxFrames = maxFrames
         }
     }
 
-    static func header(_ bytes: ImageBuffer, format: ImageFormat, maxPixels: Int) throws -> SourceInfo {
+    public init(threads: Int, limits: Limits) throws {
+        try VipsRuntime.start(threadsPerImage: 1)
+        pool = BlockingPool(threads: threads, name: "transform")
+        self.limits = limits
+    }
+
+    public convenience init(threads: Int, maxPixels: Int) throws {
+        try self.init(threads: threads, limits: Limits(maxPixels: maxPixels))
+    }
+
+    /// Reads the header and EXIF only (nothing is decoded) and checks the pixel and frame budgets.
+    public func inspect(_ bytes: ImageBuffer, format: ImageFormat) async throws -> Inspection {
+        try await pool.run { [limits] in try Self.inspect(bytes, format: format, limits: limits) }
+    }
+
+    /// Decodes once and makes what `job` asks for, given the source's header.
+    public func transform(_ bytes: ImageBuffer, format: ImageFormat,
+                          job: @escaping @Sendable (SourceInfo) -> TransformJob) async throws -> TransformOutput {
+        try await pool.run { [limits] in
+            let inspection = try Self.inspect(bytes, format: format, limits: limits)
+            return try Self.run(job(inspection.info), on: bytes, inspection: inspection)
+        }
+    }
+
+    /// Same, with a fixed list of specs (and no placeholder).
+    public func variants(of bytes: ImageBuffer, format: ImageFormat,
+                         plan: @escaping @Sendable (SourceInfo) -> [VariantSpec]) async throws -> (SourceInfo, [EncodedVariant]) {
+        let output = try await transform(bytes, format: format) { TransformJob(specs: plan($0)) }
+        return (output.info, output.variants)
+    }
+
+    static func inspect(_ bytes: ImageBuffer, format: ImageFormat, limits: Limits) throws -> Inspection {
         guard format != .svg else { throw TransformError.undecodable("SVG is copied, not decoded") }
         let image: VipsImage
         do { image = try VipsImage.open(bytes, allPages: format.canAnimate) } catch { throw TransformError.undecodable(error.message) }
         let pages = max(1, image.pages)
         let frameHeight = pages > 1 ? image.pageHeight : image.height
-        guard image.width * frameHeight * pages <= maxPixels else {
-            throw TransformError.tooManyPixels(width: image.width, height: frameHeight, pages: pages, limit: maxPixels)
+        guard pages <= limits.maxFrames else { throw TransformError.tooManyFrames(pages: pages, limit: limits.maxFrames) }
+        guard image.width * frameHeight * pages <= limits.maxPixels else {
+            throw TransformError.tooManyPixels(width: image.width, height: frameHeight, pages: pages, limit: limits.maxPixels)
         }
         // Orientations 5–8 turn the image a quarter: width and height swap once it is upright.
         let swapped = (5...8).contains(image.orientation)
-        return SourceInfo(format: format, width: swapped ? frameHeight : image.width,
-                          height: swapped ? image.width : frameHeight, pages: pages)
+        let info = SourceInfo(format: format, width: swapped ? frameHeight : image.width,
+                              height: swapped ? image.width : frameHeight, pages: pages)
+        let exif = image.blob(field: "exif-data").flatMap { blob in blob.withUnsafeBytes { ExifReader.read($0) } }
+        return Inspection(info: info, credits: Credits(copyright: exif?.copyright, artist: exif?.artist, captured: exif?.captureDate),
+                          hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk)
     }
 
-    static func encode(_ bytes: ImageBuffer, info: SourceInfo, specs: [VariantSpec]) throws -> [EncodedVariant] {
-        guard let largest = specs.map(\.width).max() else { return [] }
-        let animated = specs.contains { $0.animated }
+    static func run(_ job: TransformJob, on bytes: ImageBuffer, inspection: Inspection) throws -> TransformOutput {
+        let info = inspection.info
+        let largest = max(job.specs.map(\.width).max() ?? 0, job.placeholder == .none ? 0 : min(info.width, 64))
+        guard largest > 0 else { return TransformOutput(info: info, variants: [], placeholder: nil) }
+        let animated = job.specs.contains { $0.animated }
+        // The one decode. JPEG and opaque WebP shrink on load (much faster); animations need a
+        // frame-aware resize; the rest (PNG, anything with alpha) is decoded whole and resized with
+        // correct rounding, which keeps PNGs small (see VipsImage.resized).
+        let shrinkOnLoad = animated || info.format == .jpeg || (info.format == .webp && !inspection.hasAlpha)
         let base: VipsImage
         do {
-            base = try VipsImage.thumbnail(bytes, width: largest, allPages: animated).materialized()
+            let decoded = shrinkOnLoad
+                ? try VipsImage.thumbnail(bytes, width: largest, allPages: animated, colourManage: inspection.needsColourManagement)
+                : try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement).eightBit().resized(width: largest)
+            base = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         } catch {
             throw TransformError.undecodable(error.message)
         }
         var resized: [Int: VipsImage] = [base.width: base]
         var encoded: [EncodedVariant] = []
-        for spec in specs.sorted(by: { $0.width > $1.width }) {
+        for spec in job.specs.sorted(by: { $0.width > $1.width }) {
             do throws(VipsError) {
                 let image: VipsImage
-                if let existing = resized[spec.width] { image = existing } else { image = try base.thumbnail(width: spec.width) }
+                if let existing = resized[spec.width] {
+                    image = existing
+                } else {
+                    image = try (animated ? base.animationResized(width: spec.width) : base.resized(width: spec.width)).materialized()
+                }
                 resized[spec.width] = image
-                let clean = try image.removingFields { Metadata.shouldDrop($0, keeping: spec.keepMetadata) }
-                let output = try clean.encoded(as: spec.encodeFormat)
+                let keep = spec.keepMetadata
+                let clean = try image.removingFields { Metadata.shouldDrop($0, keeping: keep) }
+                let output = try clean.encoded(as: spec.encodeFormat, strip: keep.isEmpty)
                 let frames = max(1, image.pages)
                 encoded.append(EncodedVariant(spec: spec, bytes: output, width: image.width,
                                               height: frames > 1 ? image.pageHeight : image.height))
@@ -98,18 +160,30 @@ public final class Transformer: Sendable {
                 throw TransformError.encodeFailed("\(spec.format.rawValue) \(spec.width)w: \(error.message)")
             }
         }
-        return encoded
+        let placeholder: String?
+        do { placeholder = try Placeholders.make(job.placeholder, from: base) } catch {
+            throw TransformError.encodeFailed("placeholder: \(error.message)")
+        }
+        return TransformOutput(info: info, variants: encoded, placeholder: placeholder)
     }
+}
+
+/// What one decode produced.
+public struct TransformOutput: Sendable {
+    public var info: SourceInfo
+    public var variants: [EncodedVariant]
+    /// The requested placeholder's value, if one was asked for.
+    public var placeholder: String?
 }
 
 /// Which libvips metadata fields leave with an output.
 enum Metadata {
-    /// Everything EXIF, XMP, IPTC and ICC is dropped (outputs are sRGB, the web's default), except the
-    /// EXIF fields the site asked to keep. GPS, serial numbers and MakerNotes can never be kept.
+    /// Everything goes — the raw EXIF, XMP and IPTC blocks, the ICC profile (outputs are sRGB, the
+    /// web's default), the orientation (outputs are upright) — except the EXIF tags the site asked to
+    /// keep, from which libvips writes a new, minimal EXIF block. GPS, serial numbers and MakerNotes
+    /// are never in that list (the configuration refuses them).
     static func shouldDrop(_ field: String, keeping keep: [String]) -> Bool {
-        if field == "xmp-data" || field == "iptc-data" || field == "icc-profile-data" || field == "exif-data" {
-            return keep.isEmpty || field != "exif-data"
-        }
+        if ["exif-data", "xmp-data", "iptc-data", "icc-profile-data", "orientation"].contains(field) { return true }
         guard field.hasPrefix("exif-") else { return false }
         let tag = field.split(separator: "-").last.map { $0.lowercased() } ?? ""
         return !keep.contains(tag)

@@ -18,7 +18,7 @@ public struct VariantSpec: Hashable, Sendable {
     }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec.
-    static let encoderRevision = 1
+    static let encoderRevision = 3
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
@@ -33,9 +33,9 @@ public struct VariantSpec: Hashable, Sendable {
         case .webp: .webp(quality: quality, effort: effort)
         case .avif: .avif(quality: quality, effort: effort)
         case .jpeg: .jpeg(quality: quality)
-        case .png: .png(compression: 9, palette: false, quality: 100)
+        case .png: .png(compression: effort, palette: false, quality: 100, effort: 7)
         case .gif: .gif
-        case .svg: .png(compression: 9, palette: false, quality: 100) // never planned: SVG is copied through
+        case .svg: .png(compression: 6, palette: false, quality: 100, effort: 7) // never planned: SVG is copied through
         }
     }
 }
@@ -49,18 +49,21 @@ public struct SourceInfo: Sendable, Hashable {
     public var pages: Int
 }
 
-/// Which variants an original gets: every configured width capped at its own width (a narrower image
-/// keeps its own width, nothing is upscaled), in every configured format, best first.
+/// Which variants an original gets for a request: every requested width capped at the source's own
+/// width (a narrower image keeps its own width, nothing is upscaled), in every requested format, best
+/// first, and always the source's own format as the `<img>` fallback.
 public struct VariantPlan: Sendable {
     public var settings: ImageSettings
 
     public init(settings: ImageSettings) { self.settings = settings }
 
-    public func specs(for source: SourceInfo) -> [VariantSpec] {
+    public var defaultRequest: VariantRequest { VariantRequest(settings) }
+
+    public func specs(for source: SourceInfo, request: VariantRequest? = nil) -> [VariantSpec] {
         guard source.format != .svg else { return [] }
-        let widths = Set(settings.widths.map { min($0, source.width) }).filter { $0 > 0 }.sorted()
-        return outputFormats(for: source).flatMap { format in
-            widths.map { width in
+        let request = request ?? defaultRequest
+        return outputFormats(for: source, request: request).flatMap { format in
+            widths(for: source, request: request).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
                             keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted())
@@ -68,11 +71,16 @@ public struct VariantPlan: Sendable {
         }
     }
 
-    /// Configured formats resolved for this source, duplicates removed; `original` last resolves to
-    /// the source's own format. AVIF is skipped for animations (libheif here writes stills only).
-    public func outputFormats(for source: SourceInfo) -> [ImageFormat] {
+    /// Requested widths capped at the source width.
+    public func widths(for source: SourceInfo, request: VariantRequest) -> [Int] {
+        Array(Set(request.widths.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
+    }
+
+    /// Requested formats resolved for this source, duplicates removed, the source's own format last
+    /// (`original` means it). AVIF is skipped for animations (libheif here writes stills only).
+    public func outputFormats(for source: SourceInfo, request: VariantRequest? = nil) -> [ImageFormat] {
         var formats: [ImageFormat] = []
-        for format in settings.formats {
+        for format in (request ?? defaultRequest).formats {
             let resolved: ImageFormat = switch format {
             case .webp: .webp
             case .avif: .avif
@@ -81,12 +89,9 @@ public struct VariantPlan: Sendable {
             if resolved == .avif && source.pages > 1 { continue }
             if !formats.contains(resolved) { formats.append(resolved) }
         }
-        if !formats.contains(source.format) { formats.append(source.format) }
-        return formats
+        formats.removeAll { $0 == source.format }
+        return formats + [source.format]
     }
-
-    /// The format of the `<img>` fallback: the source's own.
-    public func fallbackFormat(for source: SourceInfo) -> ImageFormat { source.format }
 
     private func quality(_ format: ImageFormat) -> Int {
         switch format {
@@ -101,6 +106,7 @@ public struct VariantPlan: Sendable {
         switch format {
         case .webp: 4
         case .avif: 2 // libheif/aom: effort 0 took 0.3 s and 4 took 2.9 s for a 1200 px image here
+        case .png: 6  // zlib level, with adaptive row filters: 0.77x libvips' default size (bench corpus)
         default: 0
         }
     }

@@ -1,0 +1,122 @@
+import Vips
+
+extension ImageManager {
+    /// Cache query, freshness and revalidation, failure memory, download, store.
+    nonisolated func loadOriginal(_ url: RemoteURL, key: OriginalKey, force: Bool) async -> OriginalOutcome {
+        var notes: [String] = []
+        var record: OriginalRecord?
+        if !force {
+            do { record = try await cache.perform { index, _ in try index.original(key) } } catch {
+                notes.append("cache index unreadable (\(error)); fetching")
+            }
+        }
+        if let record {
+            let credits = (try? await cache.perform { index, _ in try index.credits(record.blob) }) ?? nil
+            let fresh = Freshness.isFresh(record, now: now(), defaultTTL: fetch.ttl)
+            if fetch.isOffline || (fresh && fetch.policy != .refresh) {
+                return .available(record, origin: .cached, credits: credits ?? Credits(), notes: notes)
+            }
+            switch await downloader.download(url, revalidating: record.validators) {
+            case .notModified(let validators):
+                var refreshed = record
+                refreshed.validators = merged(record.validators, validators)
+                refreshed.fetchedAt = now()
+                try? await cache.perform { [refreshed, now] index, _ in try index.putOriginal(refreshed, now: now()) }
+                return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
+            case .fetched(let bytes, let validators):
+                return await store(bytes, validators: validators, url: url, key: key, notes: notes)
+            case .failed(let failure) where failure.kind == .transient:
+                notes.append("revalidation failed (\(failure.reason)); using the cached copy")
+                return .available(record, origin: .stale, credits: credits ?? Credits(), notes: notes)
+            case .failed(let failure):
+                return await fail(failure, url: url, key: key)
+            }
+        }
+
+        if fetch.isOffline {
+            let why = force ? "the cached copy is damaged" : "not in the cache"
+            return .failed(ImageFailure(reason: "\(why) (\(fetch.policy == .frozen ? "--frozen" : "--offline"): no network)", kind: .offlineMiss))
+        }
+        if !fetch.retryFailed, !force, let remembered = try? await cache.perform({ index, _ in try index.failure(key) }),
+           now() - remembered.failedAt < Double(fetch.failureTTL.components.seconds) {
+            let when = Self.describeAge(now() - remembered.failedAt)
+            return .failed(ImageFailure(reason: "failed before (\(remembered.reason), \(when) ago); use --retry-failed", kind: .remembered))
+        }
+        switch await downloader.download(url) {
+        case .fetched(let bytes, let validators):
+            return await store(bytes, validators: validators, url: url, key: key, notes: notes)
+        case .notModified:
+            return .failed(ImageFailure(reason: "unexpected 304 to an unconditional request", kind: .fetch(.final)))
+        case .failed(let failure):
+            return await fail(failure, url: url, key: key)
+        }
+    }
+
+    /// After a download: sniff the format, read the header (pixel and frame budgets, credits), store
+    /// the blob and the index rows.
+    nonisolated func store(_ bytes: [UInt8], validators: Validators, url: RemoteURL, key: OriginalKey, notes: [String]) async -> OriginalOutcome {
+        guard let format = ImageFormat.sniff(bytes) else {
+            let got = validators.contentType.map { "Content-Type \($0)" } ?? "no Content-Type"
+            let what = bytes.isEmpty ? "an empty response" : "\(got), starts with \(Self.preview(bytes))"
+            return await fail(FetchFailure("not an image (\(what))", kind: .permanent), url: url, key: key)
+        }
+        let blob = BlobID(of: bytes)
+        do {
+            let inspection: Inspection
+            if format == .svg {
+                let size = SVGSize.parse(bytes)
+                inspection = Inspection(info: SourceInfo(format: .svg, width: size?.width ?? 0, height: size?.height ?? 0, pages: 1),
+                                        credits: Credits())
+            } else if let known = await knownInspection(for: blob) {
+                inspection = known
+            } else {
+                inspection = try await transformer.inspect(ImageBuffer(bytes), format: format)
+                await remember(inspection, for: blob)
+            }
+            let info = inspection.info
+            let record = OriginalRecord(key: key, url: url.string, blob: blob, format: format, width: info.width,
+                                        height: info.height, pages: info.pages, bytes: bytes.count,
+                                        validators: validators, fetchedAt: now())
+            try await cache.perform { [now] index, blobs in
+                try blobs.write(bytes)
+                try index.putOriginal(record, now: now())
+                if !inspection.credits.isEmpty { try index.putCredits(inspection.credits, for: blob) }
+                try index.removeFailure(key)
+            }
+            return .available(record, origin: .downloaded, credits: inspection.credits, notes: notes)
+        } catch let error as TransformError {
+            return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)
+        } catch {
+            return .failed(ImageFailure(reason: "cannot store in the cache (\(error))", kind: .fetch(.final)))
+        }
+    }
+
+    nonisolated func fail(_ failure: FetchFailure, url: RemoteURL, key: OriginalKey, transform: Bool = false) async -> OriginalOutcome {
+        if failure.kind == .permanent {
+            let record = FailureRecord(key: key, url: url.string, reason: failure.reason, failedAt: now())
+            try? await cache.perform { index, _ in try index.putFailure(record) }
+        }
+        return .failed(ImageFailure(reason: failure.reason, kind: transform ? .transform : .fetch(failure.kind)))
+    }
+
+    private nonisolated func merged(_ old: Validators, _ new: Validators) -> Validators {
+        Validators(etag: new.etag ?? old.etag, lastModified: new.lastModified ?? old.lastModified,
+                   cacheControl: new.cacheControl ?? old.cacheControl, expires: new.expires ?? old.expires,
+                   contentType: old.contentType)
+    }
+
+    static func describeAge(_ seconds: Double) -> String {
+        let s = Int(seconds)
+        if s < 120 { return "\(s) s" }
+        if s < 7200 { return "\(s / 60) min" }
+        if s < 172_800 { return "\(s / 3600) h" }
+        return "\(s / 86400) days"
+    }
+
+    /// The first bytes of a non-image body, printable, for the failure message.
+    static func preview(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(24), as: UTF8.self)
+            .map { $0.isASCII && !$0.isNewline && ($0.asciiValue ?? 0) >= 0x20 ? String($0) : "." }.joined()
+        return "\"\(text)\(bytes.count > 24 ? "…" : "")\""
+    }
+}

@@ -1,0 +1,99 @@
+/// Generates the markup for one image: the author's `<img>` tag (or one made for a Markdown image)
+/// with its `src` replaced and the template's attributes added, inside the `picture` or `img`
+/// template. The author's attributes are kept byte for byte.
+struct ImageMarkup {
+    let output: OutputSettings
+    let placeholderKind: Placeholder
+    let renderer: MarkupRenderer
+    let naming: OutputNaming
+
+    /// An `<img>` start tag and where its parts are, relative to the tag's first byte.
+    struct Tag {
+        var bytes: [UInt8]
+        var src: Range<Int>
+        var srcQuote: UInt8?
+        var insertion: Int
+        /// Lower-cased names of the attributes the tag has.
+        var attributes: Set<String>
+        var sizes: String?
+    }
+
+    /// A tag for a Markdown image: `<img src="…" alt="…" title="…">`.
+    static func tag(alt: String, title: String?) -> Tag {
+        var text = "<img src=\"\" alt=\"\(HTMLEntities.escapeAttribute(alt))\""
+        if let title { text += " title=\"\(HTMLEntities.escapeAttribute(title))\"" }
+        text += ">"
+        let bytes = Array(text.utf8)
+        return Tag(bytes: bytes, src: 10..<10, srcQuote: UInt8(ascii: "\""), insertion: bytes.count - 1,
+                   attributes: title == nil ? ["src", "alt"] : ["src", "alt", "title"], sizes: nil)
+    }
+
+    /// The markup, and the variants it refers to.
+    func render(_ tag: Tag, image: ResolvedImage, variants: [StoredVariant], eager: Bool) -> (String, [StoredVariant])? {
+        guard let fallback = variants.widest(in: image.fallbackFormat) else { return nil }
+        let sizes = tag.sizes ?? output.sizes
+        let candidates: [StoredVariant]
+        let sources: [[String: Any]]
+        switch output.markup {
+        case .img:
+            // One srcset in the best widely supported format: WebP where it was made (and not dropped
+            // as larger than the fallback), the original format elsewhere. AVIF is not widely enough
+            // supported to go without a fallback.
+            let widths = Set(variants.map(\.width)).sorted()
+            candidates = widths.compactMap { width in
+                variants.first { $0.width == width && $0.format == .webp } ?? variants.first { $0.width == width && $0.format == image.fallbackFormat }
+            }
+            sources = []
+        default:
+            candidates = variants.inFormat(image.fallbackFormat)
+            sources = variants.formats.filter { $0 != image.fallbackFormat }.map { format in
+                ["type": format.mimeType, "srcset": naming.srcset(variants.inFormat(format), of: image), "sizes": sizes]
+            }
+        }
+        let src = candidates.max { $0.width < $1.width } ?? fallback
+        let names = tag.attributes
+        var added: [String: Any] = ["srcset": naming.srcset(candidates, of: image)]
+        if !names.contains("sizes") { added["sizes"] = sizes }
+        // Width and height give the aspect ratio; if the author set either, theirs decide the layout.
+        if !names.contains("width") && !names.contains("height") {
+            added["width"] = String(src.width)
+            added["height"] = String(src.height)
+        }
+        if !names.contains("loading") && !eager { added["loading"] = "lazy" }
+        if !names.contains("decoding") { added["decoding"] = "async" }
+        if !names.contains("style"), let style = placeholderStyle(image) { added["style"] = style }
+        if let hash = image.placeholder, placeholderKind == .blurhash { added["blurhash"] = hash }
+        // Mustache treats an empty string as true: what is not added is left out entirely.
+        let attributes = renderer.render("img-attributes", added)
+        let img = (try? Splicer.apply([
+            Edit(tag.src, ReplacementText.attribute(naming.url(src, of: image), quote: tag.srcQuote)),
+            Edit(tag.insertion..<tag.insertion, attributes),
+        ], to: tag.bytes)) ?? tag.bytes
+
+        var context: [String: Any] = [
+            "sources": sources,
+            "img": String(decoding: img, as: UTF8.self),
+            "sizes": sizes,
+            "fallback": ["src": naming.url(src, of: image), "width": src.width, "height": src.height,
+                         "type": src.format.mimeType] as [String: Any],
+        ]
+        var credit: [String: Any] = [:]
+        if let copyright = image.credits.copyright { credit["copyright"] = copyright }
+        if let artist = image.credits.artist { credit["artist"] = artist }
+        if let captured = image.credits.captured { credit["captured"] = captured }
+        if !credit.isEmpty { context["credit"] = credit }
+        if let value = image.placeholder { context["placeholder"] = [placeholderKind.rawValue: value, "value": value] }
+        let used = output.markup == .img ? candidates : variants
+        return (renderer.render(output.markup == .img ? "img" : "picture", context), used)
+    }
+
+    /// A background that shows while the image loads: the dominant colour or the blurred preview.
+    private func placeholderStyle(_ image: ResolvedImage) -> String? {
+        guard let value = image.placeholder else { return nil }
+        switch placeholderKind {
+        case .color: return "background-color:\(value)"
+        case .lqip: return "background-size:cover;background-image:url(\(value))"
+        default: return nil
+        }
+    }
+}
