@@ -2,3 +2,4 @@
 #include <libexif/exif-loader.h>
 #include <libexif/exif-utils.h>
 #include <libexif/exif-tag.h>
+#include <libexif/exif-mem.h>

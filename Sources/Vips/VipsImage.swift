@@ -194,6 +194,12 @@ public final class VipsImage {
         return Array(UnsafeRawBufferPointer(start: data, count: length))
     }
 
+    /// Sets a binary metadata field (such as `exif-data`) to a copy of `bytes`. Use on an image of
+    /// one's own (a copy from `removingFields`): metadata is not shared.
+    public func set(blob bytes: [UInt8], field: String) {
+        bytes.withUnsafeBytes { vips_image_set_blob_copy(pointer, field, $0.baseAddress, $0.count) }
+    }
+
     /// The decoded pixels, row by row, `bands` bytes per pixel (8-bit images).
     public func pixels() throws(VipsError) -> [UInt8] {
         var size = 0

@@ -2,14 +2,15 @@
 """A loopback HTTP origin for imgbake's tests and demo: serves a folder of images, counts requests,
 answers conditional requests, and injects faults.
 
-    python3 Tests/Support/origin.py --root Examples/images [--port 0] [--latency-ms 0] [--cache-control ...]
+    python3 Tests/Support/origin.py --root Examples/images [--root MORE]... [--port 0] [--latency-ms 0] [--cache-control ...]
                                     [--tls-cert CERT --tls-key KEY]
 
 Prints "PORT <n>" on stdout once it listens (port 0 picks a free one). Binds 127.0.0.1 only and exits
 by itself after --max-seconds, or when its parent process ends (--watch-parent).
 
 Routes (GET and HEAD, HTTP/1.1 keep-alive):
-  /<any path>/<name>          the file <name> from --root (the last path segment; the query is ignored)
+  /<any path>/<name>          the file <name> from the first --root that has it (the last path segment;
+                              the query is ignored)
   /__stats                    JSON: total requests, per path (with query) counts, 304s, statuses, bytes, peak concurrency,
                               and the headers of the last request for each path
   /__reset                    zero the counters
@@ -73,7 +74,7 @@ class Counters:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "imgbake-test-origin/1"
-    root = "."
+    roots = ["."]
     latency = 0.0
     cache_control = None
     counters = Counters()
@@ -129,10 +130,13 @@ class Handler(BaseHTTPRequestHandler):
     def file_for(self, name):
         with self.counters.lock:
             name = self.counters.swaps.get(name, name)
-        full = os.path.join(self.root, name)
-        if not name or "/" in name or name.startswith(".") or not os.path.isfile(full):
+        if not name or "/" in name or name.startswith("."):
             return None, None
-        return name, full
+        for root in self.roots:
+            full = os.path.join(root, name)
+            if os.path.isfile(full):
+                return name, full
+        return None, None
 
     def serve(self, name, url, ctype=None, chunked=False, truncate=False):
         name, full = self.file_for(name)
@@ -222,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--root", required=True)
+    ap.add_argument("--root", required=True, action="append")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--latency-ms", type=int, default=0)
     ap.add_argument("--cache-control")
@@ -231,7 +235,7 @@ def main():
     ap.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
     ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
     a = ap.parse_args()
-    Handler.root, Handler.latency, Handler.cache_control = a.root, a.latency_ms / 1000.0, a.cache_control
+    Handler.roots, Handler.latency, Handler.cache_control = a.root, a.latency_ms / 1000.0, a.cache_control
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)

@@ -46,8 +46,14 @@ struct ImageMarkup {
             sources = []
         default:
             candidates = variants.inFormat(image.fallbackFormat)
+            // Every <source> offers every width: a browser that picks a source never looks at the
+            // <img>'s candidates, so a width whose modern variant was dropped (larger than the
+            // fallback) is filled with the fallback file (browsers go by content, not the type).
             sources = variants.formats.filter { $0 != image.fallbackFormat }.map { format in
-                ["type": format.mimeType, "srcset": naming.srcset(variants.inFormat(format), of: image), "sizes": sizes]
+                let filled = candidates.map { fallback in
+                    variants.first { $0.format == format && $0.width == fallback.width } ?? fallback
+                }
+                return ["type": format.mimeType, "srcset": naming.srcset(filled, of: image), "sizes": sizes]
             }
         }
         let src = candidates.max { $0.width < $1.width } ?? fallback
@@ -84,7 +90,9 @@ struct ImageMarkup {
         if !credit.isEmpty { context["credit"] = credit }
         if let value = image.placeholder { context["placeholder"] = [placeholderKind.rawValue: value, "value": value] }
         let used = output.markup == .img ? candidates : variants
-        return (renderer.render(output.markup == .img ? "img" : "picture", context), used)
+        // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
+        let template = output.markup == .img || sources.isEmpty ? "img" : "picture"
+        return (renderer.render(template, context), used)
     }
 
     /// A background that shows while the image loads: the dominant colour or the blurred preview.

@@ -36,7 +36,7 @@ enum Placeholders {
     /// 16 px wide, slightly blurred, as a low-quality WebP data URI (a few hundred bytes).
     static func lqip(_ tiny: VipsImage) throws(VipsError) -> String {
         let tiny = try tiny.blurred(sigma: 0.7)
-        let bytes = try tiny.removingFields { _ in true }.encoded(as: .webp(quality: 40, effort: 4))
+        let bytes = WebPContainer.strippingMetadata(try tiny.removingFields { _ in true }.encoded(as: .webp(quality: 40, effort: 4)))
         return "data:image/webp;base64," + Base64.encode(bytes)
     }
 }

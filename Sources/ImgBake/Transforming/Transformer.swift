@@ -52,6 +52,7 @@ public struct Inspection: Sendable {
     public var hasAlpha = false
     /// Has an embedded ICC profile or is CMYK: must be converted to sRGB.
     public var needsColourManagement = false
+    public var isCMYK = false
 }
 
 /// Turns an original into its variants with libvips, on a pool of threads it owns. Each source is
@@ -118,7 +119,8 @@ public final class Transformer: Sendable {
                               height: swapped ? image.width : frameHeight, pages: pages)
         let exif = image.blob(field: "exif-data").flatMap { blob in blob.withUnsafeBytes { ExifReader.read($0) } }
         return Inspection(info: info, credits: Credits(copyright: exif?.copyright, artist: exif?.artist, captured: exif?.captureDate),
-                          hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk)
+                          hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk,
+                          isCMYK: image.interpretation == .cmyk)
     }
 
     static func run(_ job: TransformJob, on bytes: ImageBuffer, inspection: Inspection) throws -> TransformOutput {
@@ -128,8 +130,9 @@ public final class Transformer: Sendable {
         let animated = job.specs.contains { $0.animated }
         // The one decode. JPEG and opaque WebP shrink on load (much faster); animations need a
         // frame-aware resize; the rest (PNG, anything with alpha) is decoded whole and resized with
-        // correct rounding, which keeps PNGs small (see VipsImage.resized).
-        let shrinkOnLoad = animated || info.format == .jpeg || (info.format == .webp && !inspection.hasAlpha)
+        // correct rounding, which keeps PNGs small (see VipsImage.resized). CMYK too: libvips 8.14's
+        // thumbnail ignores a CMYK image's embedded profile for its built-in one.
+        let shrinkOnLoad = animated || (info.format == .jpeg && !inspection.isCMYK) || (info.format == .webp && !inspection.hasAlpha)
         let base: VipsImage
         do {
             let decoded = shrinkOnLoad
@@ -150,9 +153,7 @@ public final class Transformer: Sendable {
                     image = try (animated ? base.animationResized(width: spec.width) : base.resized(width: spec.width)).materialized()
                 }
                 resized[spec.width] = image
-                let keep = spec.keepMetadata
-                let clean = try image.removingFields { Metadata.shouldDrop($0, keeping: keep) }
-                let output = try clean.encoded(as: spec.encodeFormat, strip: keep.isEmpty)
+                let output = try Metadata.encode(image, spec: spec, credits: inspection.credits)
                 let frames = max(1, image.pages)
                 encoded.append(EncodedVariant(spec: spec, bytes: output, width: image.width,
                                               height: frames > 1 ? image.pageHeight : image.height))
@@ -176,17 +177,24 @@ public struct TransformOutput: Sendable {
     public var placeholder: String?
 }
 
-/// Which libvips metadata fields leave with an output.
+/// What metadata leaves with an output: by default nothing; with `keep_metadata`, a new EXIF block
+/// holding only the kept tags (written with libexif from the typed values read at inspection). GPS,
+/// serial numbers and MakerNotes can never be kept (the configuration refuses them).
 enum Metadata {
-    /// Everything goes — the raw EXIF, XMP and IPTC blocks, the ICC profile (outputs are sRGB, the
-    /// web's default), the orientation (outputs are upright) — except the EXIF tags the site asked to
-    /// keep, from which libvips writes a new, minimal EXIF block. GPS, serial numbers and MakerNotes
-    /// are never in that list (the configuration refuses them).
-    static func shouldDrop(_ field: String, keeping keep: [String]) -> Bool {
-        if ["exif-data", "xmp-data", "iptc-data", "icc-profile-data", "orientation"].contains(field) { return true }
-        guard field.hasPrefix("exif-") else { return false }
-        let tag = field.split(separator: "-").last.map { $0.lowercased() } ?? ""
-        return !keep.contains(tag)
+    static func encode(_ image: VipsImage, spec: VariantSpec, credits: Credits) throws(VipsError) -> [UInt8] {
+        // Every metadata field goes: raw EXIF, XMP, IPTC, the ICC profile (outputs are sRGB, the web's
+        // default), the orientation (outputs are upright), and the per-tag EXIF fields.
+        let clean = try image.removingFields(where: isMetadata)
+        let kept = ExifWriter.block(copyright: spec.keepMetadata.contains("copyright") ? credits.copyright : nil,
+                                    artist: spec.keepMetadata.contains("artist") ? credits.artist : nil)
+        if let kept { clean.set(blob: kept, field: "exif-data") }
+        let bytes = try clean.encoded(as: spec.encodeFormat, strip: kept == nil)
+        // libvips 8.14's WebP saver writes EXIF whatever `strip` says: check the output, not the option.
+        return spec.format == .webp ? WebPContainer.strippingMetadata(bytes, keepEXIF: kept != nil) : bytes
+    }
+
+    static func isMetadata(_ field: String) -> Bool {
+        ["exif-data", "xmp-data", "iptc-data", "icc-profile-data", "orientation"].contains(field) || field.hasPrefix("exif-")
     }
 }
 

@@ -10,6 +10,11 @@ enum Paths {
 
     static var images: String { root + "/Examples/images" }
     static var origin: String { root + "/Tests/Support/origin.py" }
+    static var fixtures: String { root + "/Tests/ImgBakeTests/Fixtures" }
+
+    static func fixture(_ path: String) -> [UInt8] {
+        [UInt8](FileManager.default.contents(atPath: fixtures + "/" + path)!)
+    }
     static var binary: String { root + "/.build/debug/imgbake" }
 
     /// The raster images in Examples/images (the SVG aside).
