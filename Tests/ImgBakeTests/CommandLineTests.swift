@@ -4,11 +4,11 @@ import Testing
 
 /// The real `imgbake` binary: exit codes, where output goes, `scan --json`.
 @Suite struct CommandLineTests {
-    @Test func scanJSONListsEveryReferenceWithItsPlace() throws {
+    @Test func scanJSONListsEveryReferenceWithItsPlace() async throws {
         let site = TestSite()
         site.page("index.html", "<p>\n  <img src=\"https://a.test/x.jpg\" srcset=\"https://a.test/y.jpg 2x\"></p>")
         site.page("posts/p.md", "![a](https://a.test/z.png)\n")
-        let result = try runImgbake(["scan", site.site, "--json"])
+        let result = try await runImgbake(["scan", site.site, "--json"])
         #expect(result.status == 0)
         struct Entry: Decodable, Equatable { let file: String; let line: Int; let column: Int; let kind: String; let url: String }
         let entries = try JSONDecoder().decode([Entry].self, from: Data(result.stdout.utf8))
@@ -19,32 +19,32 @@ import Testing
         ])
     }
 
-    @Test func buildPrintsWarningsOnStderrAndTheSummaryOnStdout() throws {
+    @Test func buildPrintsWarningsOnStderrAndTheSummaryOnStdout() async throws {
         let origin = try Origin()
         let site = TestSite()
         site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\"><img src=\"\(origin.url("fault/404/x.png"))\">")
-        let result = try runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
+        let result = try await runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(result.status == 0)
         #expect(result.stderr == "a.html:1:56: warning: http://images.test/fault/404/x.png: HTTP 404\n")
         #expect(result.stdout.contains("1 pages scanned, 1 rewritten; 1 of 2 image references localised"))
     }
 
-    @Test func strictTurnsImageFailuresIntoExitStatusOne() throws {
+    @Test func strictTurnsImageFailuresIntoExitStatusOne() async throws {
         let origin = try Origin()
         let site = TestSite()
         site.page("a.html", "<img src=\"\(origin.url("fault/404/x.png"))\">")
-        let result = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--strict", "--quiet"])
+        let result = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--strict", "--quiet"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func offlineMissesAreWarningsAndFrozenMissesFailTheBuild() throws {
+    @Test func offlineMissesAreWarningsAndFrozenMissesFailTheBuild() async throws {
         let site = TestSite()
         site.page("a.html", "<img src=\"https://nowhere.test/a.png\"><img src=\"https://nowhere.test/b.png\">")
-        let offline = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--offline"])
+        let offline = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--offline"])
         #expect(offline.status == 0)
         #expect(offline.stderr.contains("a.html:1:11: warning: https://nowhere.test/a.png: not in the cache (--offline: no network)"))
-        let frozen = try runImgbake(["build", site.site, "--cache-dir", site.cache, "--frozen"])
+        let frozen = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--frozen"])
         #expect(frozen.status == 1)
         #expect(frozen.stderr.contains("imgbake: error: --frozen: 2 image(s) not in the cache:\n  https://nowhere.test/a.png\n  https://nowhere.test/b.png\n"))
         #expect(site.folder.text("site/a.html") == "<img src=\"https://nowhere.test/a.png\"><img src=\"https://nowhere.test/b.png\">")
@@ -59,15 +59,15 @@ import Testing
         ["scan", "/does/not/exist"],
         ["frobnicate"],
     ])
-    func usageErrorsExitWithTwo(arguments: [String]) throws {
-        let result = try runImgbake(arguments)
+    func usageErrorsExitWithTwo(arguments: [String]) async throws {
+        let result = try await runImgbake(arguments)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
         #expect(!result.stderr.isEmpty)
     }
 
-    @Test func helpAndVersionExitZero() throws {
-        #expect(try runImgbake(["--help"]).status == 0)
-        let version = try runImgbake(["--version"])
+    @Test func helpAndVersionExitZero() async throws {
+        #expect(try await runImgbake(["--help"]).status == 0)
+        let version = try await runImgbake(["--version"])
         #expect(version.status == 0 && version.stdout == SystemInfo.version + "\n")
     }
 }

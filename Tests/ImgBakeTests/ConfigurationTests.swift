@@ -3,7 +3,7 @@ import Testing
 @testable import ImgBake
 
 @Suite struct TOMLTests {
-    @Test func theSubsetConfigurationFilesUse() throws {
+    @Test func theSubsetConfigurationFilesUse() async throws {
         let root = try TOMLParser.parse(#"""
         # comment
         top = "x" # trailing comment
@@ -61,7 +61,7 @@ import Testing
         return config
     }
 
-    @Test func theContractExampleLoads() throws {
+    @Test func theContractExampleLoads() async throws {
         setenv("IMAGES_TOKEN", "t", 1)
         let config = try load(#"""
         [output]
@@ -105,7 +105,7 @@ import Testing
         #expect(config.cache.maxSize == 5_000_000_000)
     }
 
-    @Test func everyOtherKeyMapsToTheConfiguration() throws {
+    @Test func everyOtherKeyMapsToTheConfiguration() async throws {
         let config = try load("""
         [output]
         dir = "dist"
@@ -172,10 +172,10 @@ import Testing
 }
 
 @Suite struct ConfigurationCommandLineTests {
-    @Test func aBadConfigurationFileExitsWithTwoAndNamesTheLine() throws {
+    @Test func aBadConfigurationFileExitsWithTwoAndNamesTheLine() async throws {
         let site = TestSite()
         site.page("imgbake.toml", "[fetch]\nretries = -1\n")
-        let result = try runImgbake(["build", site.site, "--cache-dir", site.cache])
+        let result = try await runImgbake(["build", site.site, "--cache-dir", site.cache])
         #expect(result.status == 2)
         #expect(result.stderr == "\(site.site)/imgbake.toml:2: error: fetch.retries: must be between 0 and 20, not -1\n")
     }
@@ -193,10 +193,10 @@ import Testing
         policy = "offline"
         """)
         // --config names the file; --out wins over output.dir; the offline policy comes from the file.
-        let offline = try runImgbake(["build", site.site, "--config", site.folder.path + "/other.toml", "--cache-dir", site.cache, "--out", site.out])
+        let offline = try await runImgbake(["build", site.site, "--config", site.folder.path + "/other.toml", "--cache-dir", site.cache, "--out", site.out])
         #expect(offline.status == 0 && offline.stderr.contains("not in the cache (--offline"))
         #expect(try await origin.stats().requests_total == 0)
-        let refreshed = try runImgbake(["build", site.site, "--config", site.folder.path + "/other.toml", "--cache-dir", site.cache, "--out", site.out, "--refresh"])
+        let refreshed = try await runImgbake(["build", site.site, "--config", site.folder.path + "/other.toml", "--cache-dir", site.cache, "--out", site.out, "--refresh"])
         #expect(refreshed.status == 0)
         #expect(site.output("a.html")?.contains("src=\"/media/coffee-") == true)
         #expect(!site.folder.exists("from-config"))

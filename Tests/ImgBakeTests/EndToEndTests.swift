@@ -42,7 +42,7 @@ func normalizingHashes(_ text: String) -> String {
         site.page("post.md", "![h](\(origin.url("img/hubble.jpg")) \"t\")\n")
         let first = try await site.build(origin: origin)
         #expect(first.summary.imagesDownloaded == 6)
-        let firstOutput = site.folder.snapshot(under: "out")
+        let firstOutput = site.folder.digests(under: "out")
         try FileManager.default.removeItem(atPath: site.out)
         try await origin.reset()
 
@@ -50,7 +50,7 @@ func normalizingHashes(_ text: String) -> String {
         #expect(try await origin.stats().requests_total == 0)
         #expect(second.summary.imagesCached == 6)
         #expect(second.summary.variantsEncoded == 0)
-        #expect(site.folder.snapshot(under: "out") == firstOutput)
+        #expect(site.folder.digests(under: "out") == firstOutput)
     }
 
     @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {

@@ -65,8 +65,10 @@ import Vips
     }
 
     @Test func outputsCarryNoMetadataByDefault() async throws {
-        let variants = try await ColourTests.transform("metadata/camera.jpg")
-        #expect(variants.count == 2)
+        var settings = ImageSettings()
+        settings.formats = [.avif, .webp, .original]
+        let variants = try await ColourTests.transform("metadata/camera.jpg", settings: settings)
+        #expect(variants.count == 3)
         for variant in variants {
             let image = try VipsImage.open(ImageBuffer(variant.bytes))
             #expect(image.blob(field: "exif-data") == nil, "\(variant.spec.format) has no EXIF")
@@ -77,8 +79,9 @@ import Vips
     @Test func copyrightAndArtistAreKeptWhenAskedAndGPSSerialsAndMakerNotesNever() async throws {
         var settings = ImageSettings()
         settings.keepMetadata = ["copyright", "artist"]
+        settings.formats = [.avif, .webp, .original]
         let variants = try await ColourTests.transform("metadata/camera.jpg", settings: settings)
-        #expect(variants.count == 2)
+        #expect(Set(variants.map(\.spec.format)) == [.avif, .webp, .jpeg])
         for variant in variants {
             let summary = try #require(try Self.exif(variant.bytes), "\(variant.spec.format) has EXIF")
             #expect(summary.copyright == "(c) 2026 Jane Doe" && summary.artist == "Jane Doe", "\(variant.spec.format)")

@@ -1,3 +1,4 @@
+import Foundation
 import SQLite
 import Synchronization
 
@@ -11,14 +12,33 @@ public final class CacheIndex: Sendable {
 
     public init(path: String) throws {
         let db = try Database(path: path)
-        try db.execute("PRAGMA journal_mode=WAL")
-        try db.execute("PRAGMA synchronous=NORMAL")
-        try db.transaction {
-            let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
-            if version < 1 { try Self.createVersion1(db) }
-            if version < 2 { try Self.migrateToVersion2(db) }
+        // Two builds creating one cache at the same moment: switching to WAL can answer SQLITE_BUSY
+        // without waiting in the busy handler, so setting up is retried for a while.
+        try Self.retryingWhileBusy {
+            if try db.query("PRAGMA journal_mode").first?.first?.string?.lowercased() != "wal" {
+                try db.execute("PRAGMA journal_mode=WAL")
+            }
+            try db.execute("PRAGMA synchronous=NORMAL")
+            try db.transaction {
+                let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
+                if version < 1 { try Self.createVersion1(db) }
+                if version < 2 { try Self.migrateToVersion2(db) }
+            }
         }
         database = Mutex(db)
+    }
+
+    /// Runs `body` again while SQLite says another connection holds the lock (up to about 30 s).
+    static func retryingWhileBusy(_ body: () throws -> Void) throws {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.isBusy && attempt < 300 {
+                attempt += 1
+                usleep(UInt32.random(in: 50_000...150_000))
+            }
+        }
     }
 
     private static func createVersion1(_ db: Database) throws {

@@ -45,7 +45,9 @@ struct CommandResult {
     let stderr: String
 }
 
-func runImgbake(_ arguments: [String], in directory: String? = nil) throws -> CommandResult {
+/// Waits without blocking a cooperative thread: the output is drained on other threads and the
+/// continuation resumed from the termination handler (blocking calls here starved other tests).
+func runImgbake(_ arguments: [String], in directory: String? = nil) async throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Paths.binary)
     process.arguments = arguments
@@ -53,19 +55,25 @@ func runImgbake(_ arguments: [String], in directory: String? = nil) throws -> Co
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    try process.run()
-    // Drain stderr on another thread while stdout is read here, so a chatty process never blocks.
-    final class Box: @unchecked Sendable { var data = Data() }
-    let errors = Box()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errors.data = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
+    final class Collected: @unchecked Sendable {
+        // Written by the two reader threads before `group` is left; read after `group.wait()`.
+        var out = Data()
+        var err = Data()
+        let group = DispatchGroup()
     }
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                         stderr: String(decoding: errors.data, as: UTF8.self))
+    let collected = Collected()
+    return try await withCheckedThrowingContinuation { continuation in
+        collected.group.enter()
+        collected.group.enter()
+        DispatchQueue.global().async { collected.out = out.fileHandleForReading.readDataToEndOfFile(); collected.group.leave() }
+        DispatchQueue.global().async { collected.err = err.fileHandleForReading.readDataToEndOfFile(); collected.group.leave() }
+        process.terminationHandler = { process in
+            collected.group.notify(queue: .global()) {
+                continuation.resume(returning: CommandResult(
+                    status: process.terminationStatus, stdout: String(decoding: collected.out, as: UTF8.self),
+                    stderr: String(decoding: collected.err, as: UTF8.self)))
+            }
+        }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+@testable import ImgBake
 
 /// Where things are in the repository, found from this file's path so tests run from any folder.
 enum Paths {
@@ -63,6 +64,11 @@ final class TemporaryFolder: @unchecked Sendable {
             if !isDirectory.boolValue { files.append(next) }
         }
         return files.sorted()
+    }
+
+    /// Every file's content digest, by relative path: for comparing whole trees with readable failures.
+    func digests(under relative: String = "") -> [String: String] {
+        snapshot(under: relative).mapValues { "\($0.count) bytes, \(BlobID(of: $0).hex.prefix(12))" }
     }
 
     /// Every file's bytes, by relative path: for comparing whole trees.
