@@ -46,13 +46,27 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-private-networks"), help: "Allow downloads from private, loopback and link-local addresses.")
     var allowPrivateNetworks = false
 
+    @Flag(help: "Resolve from the cache only and write nothing; exit 1 if a reference would stay remote or need the network.")
+    var check = false
+
+    @Option(help: ArgumentHelp("Write a report of every reference and image: JSON, or a page to open offline if FILE ends in .html.", valueName: "FILE"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Write a Make rule listing everything the build read (FILE is its target).", valueName: "FILE"))
+    var depfile: String?
+
     @Flag(help: "Print only warnings and errors.")
     var quiet = false
+
+    @Flag(help: "Also print what happened to each image.")
+    var verbose = false
 
     func validate() throws {
         if [offline, frozen, refresh].filter({ $0 }).count > 1 {
             throw ValidationError("--offline, --frozen and --refresh exclude each other")
         }
+        if check && (offline || refresh) { throw ValidationError("--check works from the cache only: it excludes --offline and --refresh") }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
             throw ValidationError("--connect-to \(entry): expected HOST:PORT:CONNECT_HOST:CONNECT_PORT")
@@ -80,22 +94,46 @@ struct BuildCommand: AsyncParsableCommand {
         if !connectTo.isEmpty { config.fetch.connectTo = connectTo }
         if let cacert { config.fetch.caFile = cacert }
         if allowPrivateNetworks { config.fetch.allowPrivateNetworks = true }
+        if check { config.check = true }
+        if let report { config.reportPath = report }
+        if let depfile { config.depfilePath = depfile }
+        if verbose { config.wantsReport = true }
         return config
     }
 
     func run() async throws {
         let config = try makeConfiguration()
+        let build = Build(config)
+        let display = ProgressDisplay(build.progress, quiet: quiet)
         let result: BuildResult
         do {
-            result = try await Build(config).run()
+            result = try await build.run()
+            display.stop()
         } catch {
+            display.stop()
             Terminal.error("imgbake: error: \(error.message)")
             throw ExitCode(error.kind == .usage ? 2 : 1)
         }
-        for diagnostic in result.diagnostics { Terminal.error(diagnostic.description) }
-        if !result.missing.isEmpty {
+        for diagnostic in result.diagnostics where verbose || diagnostic.severity != .note {
+            Terminal.error(diagnostic.description)
+        }
+        if verbose, let report = result.report {
+            for image in report.images { Terminal.error("\(image.url): \(image.outcome)\(image.reason.map { " (\($0))" } ?? "")") }
+        }
+        if config.check {
+            for diagnostic in result.remaining { Terminal.error(diagnostic.description) }
+            if result.exitCode != 0 { Terminal.error("imgbake: check failed: \(result.remaining.count) reference(s) would stay remote or need the network") }
+        } else if !result.missing.isEmpty {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }
+        }
+        if let path = config.reportPath, let report = result.report {
+            let data = path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
+                ? Data(ReportHTML.render(report).utf8) : report.json()
+            guard FileManager.default.createFile(atPath: path, contents: data) else {
+                Terminal.error("imgbake: error: cannot write the report to \(path)")
+                throw ExitCode(1)
+            }
         }
         if !quiet { for line in result.summary.lines { print(line) } }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }

@@ -145,9 +145,31 @@ func normalizingHashes(_ text: String) -> String {
         site.page("plain.html", "<img src=\"/local.jpg\">")
         site.page("broken.html", "<img src=\"\(origin.url("fault/404/x.jpg"))\">")
         site.page("good.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        let before = FileStamp.of(site.site + "/plain.html")
+        // In place: untouched (same time, same bytes).
+        let inPlace = try await site.build(origin: origin, out: false)
+        #expect(inPlace.summary.pagesWritten == 1)
+        #expect(FileStamp.of(site.site + "/plain.html") == before)
+        #expect(site.folder.text("site/broken.html") == "<img src=\"\(origin.url("fault/404/x.jpg"))\">")
+    }
+
+    @Test func withOutTheOutputIsACompleteSiteAndTheSourcesStayByteIdentical() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("plain.html", "<img src=\"/local.jpg\">")
+        site.page("good.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        site.page("css/site.css", "body { color: #222 }")
+        site.page("local.jpg", String(decoding: Paths.image("astronaut.jpg"), as: UTF8.self))
+        site.page("imgbake.toml", "[build]\njobs = 1\n")
+        let sources = site.folder.digests(under: "site")
         let result = try await site.build(origin: origin)
-        #expect(site.folder.files(under: "out").filter { !$0.hasPrefix("_img/") } == ["good.html"])
         #expect(result.summary.pagesWritten == 1)
+        #expect(site.folder.digests(under: "site") == sources)
+        #expect(site.folder.files(under: "out").filter { !$0.hasPrefix("_img/") } == ["css/site.css", "good.html", "local.jpg", "plain.html"])
+        // What was not rewritten is the source file itself (a hard link), not a copy.
+        var a = stat(), b = stat()
+        #expect(stat(site.site + "/plain.html", &a) == 0 && stat(site.out + "/plain.html", &b) == 0 && a.st_ino == b.st_ino)
+        #expect(site.output("good.html")?.contains("/_img/coffee-") == true)
     }
 
     @Test func markdownIsRewrittenInPlaceAndCodeIsLeftAlone() async throws {
@@ -211,7 +233,7 @@ func normalizingHashes(_ text: String) -> String {
         site.page("a.html", "<head><base href=\"\(origin.url("img/"))\"></head><img src=\"coffee.png\">")
         let left = try await site.build(origin: origin)
         #expect(left.diagnostics.first?.message.hasPrefix("page has a remote <base href> (http://images.test/img/)") == true)
-        #expect(site.output("a.html") == nil)
+        #expect(site.output("a.html") == site.folder.text("site/a.html")) // copied as it is
 
         var config = site.configuration(origin: origin)
         config.output.publicPath = "https://cdn.example.com/_img/"

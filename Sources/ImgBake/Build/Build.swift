@@ -1,4 +1,5 @@
 import Foundation
+import ImgBakeTemplates
 
 /// A fatal problem: the build cannot start or cannot write its results.
 public struct BuildError: Error, CustomStringConvertible, Sendable {
@@ -17,18 +18,26 @@ public struct BuildError: Error, CustomStringConvertible, Sendable {
 public struct BuildResult: Sendable {
     public var diagnostics: [Diagnostic]
     public var summary: BuildSummary
-    /// 0 success (warnings allowed), 1 failed (`--strict` with image failures, `--frozen` with misses).
+    /// 0 success (warnings allowed), 1 failed (`--strict` with image failures, `--frozen` with misses,
+    /// `--check` with references that would stay remote).
     public var exitCode: Int32
-    /// Unique URLs that `--frozen` needed from the network.
+    /// Unique URLs that `--frozen` or `--check` needed from the network.
     public var missing: [String] = []
+    /// With `--check`: the references that would stay remote, with why.
+    public var remaining: [Diagnostic] = []
+    public var report: BuildReport?
 }
 
-/// One build: scan the site, resolve every unique image through the manager, write the image files,
-/// then splice the pages. Per-page and per-image problems become diagnostics and the build goes on.
+/// One build: find the pages that changed, scan them, resolve every unique image through the manager,
+/// write the image files, splice the pages, mirror the rest of the site with `--out`, remove outputs no
+/// page uses any more, and record what was done for the next build. Per-page and per-image problems
+/// become diagnostics and the build goes on.
 public struct Build: Sendable {
     public var configuration: Configuration
     /// Unix seconds; tests inject a clock to move freshness and failure memory through time.
     public var now: @Sendable () -> Double
+    /// Read it while the build runs for a progress display.
+    public let progress = BuildProgress()
 
     public init(_ configuration: Configuration, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.configuration = configuration
@@ -37,6 +46,14 @@ public struct Build: Sendable {
 
     public func run() async throws(BuildError) -> BuildResult {
         let started = ContinuousClock.now
+        var config = configuration
+        if config.check { config.fetch.policy = .frozen } // resolve from the cache only
+        let build = Build(config, now: now)
+        defer { progress.update { $0.finished = true } }
+        return try await build.execute(started: started, check: configuration.check, progress: progress)
+    }
+
+    private func execute(started: ContinuousClock.Instant, check: Bool, progress: BuildProgress) async throws(BuildError) -> BuildResult {
         let config = configuration
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -46,26 +63,42 @@ public struct Build: Sendable {
         do { renderer = try MarkupRenderer(templatesDirectory: config.output.templatesDirectory) } catch {
             throw BuildError(.usage, error.description)
         }
-
+        let fingerprint = BuildFingerprint.of(config, templates: renderer)
+        let buildStart = now()
+        // Shared: other builds may use the cache at the same time; `cache gc` waits for all of them.
+        var lock: CacheLock? = try lockCache(.shared, wait: true)
+        let resolver = try makeResolver()
+        progress.watch(resolver.downloader)
+        let root = stateRoot
         var summary = BuildSummary()
         var diagnostics: [Diagnostic] = []
-        let scans = await scanSite()
-        summary.pagesScanned = scans.count
-        var rewritable: [PageScan] = []
-        for scan in scans {
-            diagnostics += scan.diagnostics
-            summary.references += scan.references.count
-            if let base = scan.remoteBase, !scan.references.isEmpty, !config.output.publicPathIsAbsolute {
-                diagnostics.append(Diagnostic(.warning, "page has a remote <base href> (\(base.url)); its \(scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)", at: base.location))
+
+        // Which pages to read: those whose last build does not still hold.
+        var skipped = [config.outputRoot + "/" + config.output.imagesDirectory]
+        if let out = config.outputDirectory { skipped.append(out) }
+        let inventory = SiteInventory.walk(config.site, skipping: skipped)
+        let previous = (try? await resolver.cache.perform { index, _ in try index.pageStates(root: root) }) ?? [:]
+        let (unchanged, toRead) = await partition(inventory.pages, previous: previous, fingerprint: fingerprint, cache: resolver.cache)
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = unchanged.count }
+        let scanned = await scan(toRead, progress: progress)
+        summary.pagesScanned = scanned.count
+        summary.pagesUnchanged = unchanged.count
+
+        // Which references to localise, and with what variants.
+        let defaultRequest = VariantRequest(config.images)
+        var rewritable: [(page: ScannedPage, requests: [VariantRequest])] = []
+        var leftAlone: [String: String] = [:] // page → why its references stay
+        for var page in scanned {
+            diagnostics += page.scan.diagnostics
+            page.scan.references.removeAll { isOwnOutput($0.url) }
+            summary.references += page.scan.references.count
+            if let base = page.scan.remoteBase, !page.scan.references.isEmpty, !config.output.publicPathIsAbsolute {
+                let why = "page has a remote <base href> (\(base.url)); its \(page.scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)"
+                diagnostics.append(Diagnostic(.warning, why, at: base.location))
+                leftAlone[page.scan.file.path] = "remote <base href>"
                 continue
             }
-            rewritable.append(scan)
-        }
-
-        // What each reference asks for: the configured variants, or its element's overrides.
-        let defaultRequest = VariantRequest(config.images)
-        let requests = rewritable.map { scan in
-            scan.references.map { reference -> VariantRequest in
+            let requests = page.scan.references.map { reference -> VariantRequest in
                 switch reference.request(over: defaultRequest) {
                 case .success(let request): return request
                 case .failure(let problem):
@@ -73,49 +106,71 @@ public struct Build: Sendable {
                     return defaultRequest
                 }
             }
+            rewritable.append((page, requests))
         }
 
-        let buildStart = now()
-        // Shared: other builds may use the cache at the same time; `cache gc` waits for all of them.
-        var lock: CacheLock? = try lockCache(.shared, wait: true)
-        let resolver = try makeResolver()
-        var images = await resolver.resolveAll(zip(rewritable, requests).flatMap { scan, requests in
-            zip(scan.references.map(\.url), requests).map { ($0, $1) }
-        })
+        var images = await resolver.resolveAll(rewritable.flatMap { page, requests in
+            zip(page.scan.references.map(\.url), requests).map { ($0, $1) }
+        }, progress: progress)
         let rewriter = PageRewriter(output: config.output, images: config.images, renderer: renderer)
-        let rewriteAll = { (images: ResolvedSet) in
-            zip(rewritable, requests).map { rewriter.rewrite($0, requests: $1, images: images.image(for:)) }
+        let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
+            rewritable.map { page, requests in
+                self.reload(page).map { rewriter.rewrite($0, requests: requests, images: images.image(for:)) }
+            }
         }
         var rewrites = rewriteAll(images)
 
-        // Write image files first, so a page never points at a file that is not there yet. A corrupt
-        // cache blob found on the way is repaired by resolving its image again; the pages are then
-        // rewritten with what the repair produced.
-        let emitter = ImageEmitter(cache: resolver.cache, directory: config.outputRoot + "/" + config.output.imagesDirectory)
-        var emitted = try await emitter.write(rewrites.flatMap(\.outputs))
-        if !emitted.corrupt.isEmpty {
-            await resolver.reload(emitted.corrupt, into: &images)
-            rewrites = rewriteAll(images)
-            let again = try await emitter.write(rewrites.flatMap(\.outputs))
-            emitted.written += again.written
-            emitted.notes += again.notes
-        }
-        diagnostics += emitted.notes.map { Diagnostic(.note, $0) }
-        summary.filesWritten = emitted.written
+        var states: [PageState] = []
+        var placedNow: [String: String] = [:]
+        if !check {
+            // Image files first, so a page never points at a file that is not there yet. A damaged
+            // cache blob found on the way is repaired by resolving its image again, and the pages are
+            // rewritten with what the repair produced.
+            let emitter = ImageEmitter(cache: resolver.cache, directory: config.outputRoot + "/" + config.output.imagesDirectory)
+            var emitted = try await emitter.write(rewrites.flatMap { $0?.outputs ?? [] })
+            if !emitted.corrupt.isEmpty {
+                await resolver.reload(emitted.corrupt, into: &images)
+                rewrites = rewriteAll(images)
+                let again = try await emitter.write(rewrites.flatMap { $0?.outputs ?? [] })
+                emitted.written += again.written
+                emitted.notes += again.notes
+                emitted.placed.formUnion(again.placed)
+            }
+            diagnostics += emitted.notes.map { Diagnostic(.note, $0) }
+            summary.filesWritten = emitted.written
+            for name in emitted.placed { placedNow[config.output.imagesDirectory + "/" + name] = "image" }
 
-        for (scan, rewrite) in zip(rewritable, rewrites) {
-            diagnostics += rewrite.diagnostics
-            guard let bytes = rewrite.bytes else { continue }
-            try writePage(scan.file, bytes)
-            summary.pagesWritten += 1
-            summary.referencesLocalised += rewrite.localised
+            for ((page, _), rewrite) in zip(rewritable, rewrites) {
+                guard let rewrite else {
+                    diagnostics.append(Diagnostic(.warning, "changed while imgbake was running; left for the next build",
+                                                  at: SourceLocation(file: page.scan.file.path, line: 1, column: 1)))
+                    continue
+                }
+                diagnostics += rewrite.diagnostics
+                summary.referencesLocalised += rewrite.localised
+                var written: FileStamp?
+                if let bytes = rewrite.bytes {
+                    written = try writePage(page.scan.file.path, bytes)
+                    summary.pagesWritten += 1
+                    if config.outputDirectory != nil { placedNow[page.scan.file.path] = "mirror" }
+                }
+                states.append(state(of: page, rewrite: rewrite, written: written, images: images, fingerprint: fingerprint))
+            }
+            for page in scanned where leftAlone[page.scan.file.path] != nil {
+                states.append(state(of: page, rewrite: nil, written: nil, images: images, fingerprint: fingerprint))
+            }
+            states += unchanged
+            if config.outputDirectory != nil {
+                try mirror(inventory, states: states, placed: &placedNow)
+            }
+            diagnostics += await record(states, previous: previous, inventory: inventory, placedNow: placedNow, cache: resolver.cache)
         }
 
-        diagnostics += images.diagnostics(for: rewritable)
+        diagnostics += images.diagnostics(for: rewritable.map(\.page.scan))
         images.count(into: &summary)
         diagnostics += await resolver.finish(images, now: now())
         lock = nil
-        if let maxSize = config.cache.maxSize {
+        if !check, let maxSize = config.cache.maxSize {
             diagnostics += collectGarbage(resolver.cache, maxBytes: maxSize, protectedSince: buildStart)
         }
         _ = lock
@@ -130,8 +185,148 @@ public struct Build: Sendable {
             result.missing = images.missing
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
+        if check {
+            result.remaining = remaining(rewritable.map(\.page), leftAlone: leftAlone, scanned: scanned, images: images)
+            if !result.remaining.isEmpty { result.exitCode = 1 }
+        }
         if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
+        if config.reportPath != nil || config.wantsReport {
+            result.report = await makeReport(scanned: scanned, leftAlone: leftAlone, unchanged: unchanged, images: images,
+                                             summary: summary, counters: counters, diagnostics: result.diagnostics,
+                                             check: check, transformer: resolver.transformer)
+        }
+        if !check, result.exitCode == 0 {
+            try writeDepfile(inventory)
+        }
         return result
+    }
+
+    // MARK: Pieces
+
+    /// A reference to what imgbake itself wrote (a CDN `public_path` makes them look remote).
+    func isOwnOutput(_ url: RemoteURL) -> Bool {
+        configuration.output.publicPathIsAbsolute && url.string.hasPrefix(OutputNaming(publicPath: configuration.output.publicPath).publicPath)
+    }
+
+    /// Identifies this site and output in the cache's per-site state.
+    var stateRoot: String {
+        let site = URL(fileURLWithPath: configuration.site).standardizedFileURL.path
+        let output = URL(fileURLWithPath: configuration.outputRoot).standardizedFileURL.path
+        return site + "\n" + output
+    }
+
+    private func state(of page: ScannedPage, rewrite: PageRewrite?, written: FileStamp?, images: ResolvedSet, fingerprint: String) -> PageState {
+        let references = page.scan.references
+        let resolved = references.allSatisfy { images.image(for: $0.url) != nil }
+        let complete = rewrite != nil && resolved && page.scan.diagnostics.isEmpty && (rewrite?.diagnostics.isEmpty ?? false)
+        let inPlaceRewritten = configuration.outputDirectory == nil && written != nil
+        // Rewritten in place, the page is now what imgbake wrote: that is the source next time.
+        let source = inPlaceRewritten ? written! : page.stamp
+        let hash = inPlaceRewritten ? (AtomicFile.read(configuration.site + "/" + page.scan.file.path).map { BlobID(of: $0).hex } ?? "") : page.hash
+        return PageState(
+            path: page.scan.file.path, fingerprint: fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
+            output: configuration.outputDirectory != nil ? written : nil, complete: complete,
+            keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.url]?.string })).sorted(),
+            images: Array(Set(rewrite?.outputs.map(\.fileName) ?? [])).sorted(),
+            references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description) })
+    }
+
+    /// With `--out`: every site file not written this build is placed in the output as it is.
+    private func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String]) throws(BuildError) {
+        let tree = OutputTree(site: configuration.site, output: configuration.outputRoot)
+        let written = Set(states.filter { $0.output != nil }.map(\.path))
+        for path in inventory.pages + inventory.otherFiles where !written.contains(path) {
+            _ = try tree.mirror(path)
+            placed[path] = "mirror"
+        }
+    }
+
+    /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page
+    /// refers to, and (with `--out`) copies of files gone from the site. Files it did not place stay.
+    private func record(_ states: [PageState], previous: [String: PageState], inventory: SiteInventory,
+                        placedNow: [String: String], cache: ImageCache) async -> [Diagnostic] {
+        let root = stateRoot
+        let config = configuration
+        let present = Set(inventory.pages)
+        let gone = previous.keys.filter { !present.contains($0) }
+        let referenced = Set(states.flatMap { $0.images.map { config.output.imagesDirectory + "/" + $0 } })
+        let sitePaths = Set(inventory.pages + inventory.otherFiles)
+        do {
+            return try await cache.perform { index, _ in
+                try index.putPageStates(states, removing: gone, root: root)
+                let placed = try index.placedFiles(root: root).merging(placedNow) { $1 }
+                var removed: [String] = []
+                let tree = OutputTree(site: config.site, output: config.outputRoot)
+                for (path, kind) in placed {
+                    let orphan = kind == "image" ? !referenced.contains(path) : (config.outputDirectory != nil && !sitePaths.contains(path))
+                    guard orphan else { continue }
+                    tree.remove(path)
+                    removed.append(path)
+                }
+                try index.recordPlaced(placedNow, removed: removed, root: root)
+                return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
+            }
+        } catch {
+            return [Diagnostic(.warning, "cache: could not record the build's state: \(error)")]
+        }
+    }
+
+    /// `--check`: every reference that would stay remote, with why.
+    private func remaining(_ pages: [ScannedPage], leftAlone: [String: String], scanned: [ScannedPage], images: ResolvedSet) -> [Diagnostic] {
+        var remaining: [Diagnostic] = []
+        for page in scanned {
+            for reference in page.scan.references {
+                if let why = leftAlone[page.scan.file.path] {
+                    remaining.append(Diagnostic(.error, "\(reference.url): stays remote (\(why))", at: reference.location))
+                } else if images.image(for: reference.url) == nil {
+                    let why = images.failure(for: reference.url) ?? "not resolved"
+                    remaining.append(Diagnostic(.error, "\(reference.url): \(why)", at: reference.location))
+                }
+            }
+            for diagnostic in page.scan.diagnostics where diagnostic.severity == .warning {
+                remaining.append(Diagnostic(.error, diagnostic.message, at: diagnostic.location))
+            }
+        }
+        return remaining.sorted(by: Self.order)
+    }
+
+    private func writeDepfile(_ inventory: SiteInventory) throws(BuildError) {
+        guard let target = configuration.depfilePath else { return }
+        let site = configuration.site
+        var prerequisites = inventory.folders.map { Depfile.join(site, $0) }
+            + (inventory.pages + inventory.otherFiles).map { Depfile.join(site, $0) }
+        if let file = configuration.configurationFile { prerequisites.append(file) }
+        if let folder = configuration.output.templatesDirectory {
+            prerequisites += DefaultTemplates.all.keys.sorted().map { folder + "/" + $0 + ".mustache" }
+                .filter { FileManager.default.fileExists(atPath: $0) }
+        }
+        do {
+            try AtomicFile.makeDirectory((target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent)
+            try AtomicFile.write(Array(Depfile.contents(target: target, prerequisites: prerequisites).utf8), to: target, durable: false)
+        } catch {
+            throw BuildError(.failed, error.description)
+        }
+    }
+
+    private func makeReport(scanned: [ScannedPage], leftAlone: [String: String], unchanged: [PageState], images: ResolvedSet,
+                            summary: BuildSummary, counters: FetchCounters, diagnostics: [Diagnostic], check: Bool,
+                            transformer: Transformer) async -> BuildReport {
+        var builder = ReportBuilder(configuration: configuration, check: check)
+        let naming = OutputNaming(publicPath: configuration.output.publicPath)
+        builder.add(images: images, naming: naming)
+        for page in scanned { builder.add(scanned: page, images: images, skippedBecause: leftAlone[page.scan.file.path]) }
+        for state in unchanged { builder.add(unchanged: state) }
+        builder.finish(summary: summary, counters: counters, diagnostics: diagnostics)
+        if configuration.reportPath?.lowercased().hasSuffix(".html") == true || configuration.reportPath?.lowercased().hasSuffix(".htm") == true {
+            // Thumbnails from the smallest file of each image that pages use (only those were written).
+            let folder = configuration.outputRoot + "/" + configuration.output.imagesDirectory + "/"
+            for index in builder.report.images.indices {
+                let files = builder.report.images[index].files.filter { $0.format != "svg" }.sorted { $0.bytes < $1.bytes }
+                guard let bytes = files.lazy.compactMap({ AtomicFile.read(folder + $0.name) }).first else { continue }
+                builder.report.images[index].thumbnail = await transformer.thumbnail(of: bytes, width: 160)
+            }
+        }
+        return builder.report
     }
 
     private func makeResolver() throws(BuildError) -> Resolver {
@@ -169,17 +364,6 @@ public struct Build: Sendable {
             return notes
         } catch {
             return [Diagnostic(.warning, "cache: garbage collection failed: \(error)")]
-        }
-    }
-
-    private func writePage(_ file: SourceFile, _ bytes: [UInt8]) throws(BuildError) {
-        let source = configuration.site + "/" + file.path
-        let target = configuration.outputRoot + "/" + file.path
-        do {
-            try AtomicFile.makeDirectory((target as NSString).deletingLastPathComponent)
-            try AtomicFile.write(bytes, to: target, durable: false, mode: AtomicFile.mode(of: source) ?? 0o644)
-        } catch {
-            throw BuildError(.failed, error.description)
         }
     }
 

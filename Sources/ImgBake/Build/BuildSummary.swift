@@ -1,6 +1,8 @@
 /// What a build did, for the final summary line and the tests.
 public struct BuildSummary: Sendable, Equatable {
     public var pagesScanned = 0
+    /// Pages not read at all: unchanged since a build that localised all their images.
+    public var pagesUnchanged = 0
     public var pagesWritten = 0
     public var references = 0
     public var referencesLocalised = 0
@@ -19,7 +21,8 @@ public struct BuildSummary: Sendable, Equatable {
 
     public var lines: [String] {
         var lines = [
-            "\(pagesScanned) pages scanned, \(pagesWritten) rewritten; \(referencesLocalised) of \(references) image references localised",
+            "\(pagesScanned) pages scanned, \(pagesWritten) rewritten" + (pagesUnchanged > 0 ? ", \(pagesUnchanged) unchanged" : "")
+                + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
                 + (imagesStale > 0 ? ", \(imagesStale) stale" : "") + ", \(imagesFailed) failed",
             "\(variantsEncoded) variants encoded, \(filesWritten) image files written; \(requests) requests"

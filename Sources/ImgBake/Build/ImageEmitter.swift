@@ -11,6 +11,8 @@ struct ImageEmitter: Sendable {
         /// Images whose blob was missing or damaged: their variants must be made again.
         var corrupt: Set<OriginalKey> = []
         var notes: [String] = []
+        /// Files written now (imgbake placed them: they may be removed when nothing uses them).
+        var placed: Set<String> = []
     }
 
     func write(_ outputs: [OutputImage]) async throws(BuildError) -> Result {
@@ -36,7 +38,9 @@ struct ImageEmitter: Sendable {
             while let (output, outcome) = await group.next() {
                 switch outcome {
                 case .present: break
-                case .written: result.written += 1
+                case .written:
+                    result.written += 1
+                    result.placed.insert(output.fileName)
                 case .damaged(let why):
                     result.corrupt.insert(output.key)
                     result.notes.append("cache: \(why) for \(output.fileName); made again")

@@ -5,14 +5,15 @@ import Foundation
 struct Resolver: Sendable {
     let cache: ImageCache
     let downloader: Downloader
+    let transformer: Transformer
     let manager: ImageManager
     let inFlightLimit: Int
 
     init(configuration config: Configuration, now: @escaping @Sendable () -> Double) throws {
         cache = try ImageCache(directory: config.cache.directory)
         downloader = Downloader(settings: config.fetch)
-        let transformer = try Transformer(threads: config.jobs,
-                                          limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))
+        transformer = try Transformer(threads: config.jobs,
+                                      limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, now: now)
         inFlightLimit = config.fetch.concurrency + 2 * config.jobs
@@ -20,7 +21,7 @@ struct Resolver: Sendable {
 
     /// Resolves every unique image once, with the union of what its references ask for (so each
     /// source is decoded at most once).
-    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)]) async -> ResolvedSet {
+    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)], progress: BuildProgress? = nil) async -> ResolvedSet {
         var set = ResolvedSet()
         for (url, request) in wanted {
             let key: OriginalKey
@@ -34,6 +35,7 @@ struct Resolver: Sendable {
             set.representative[key] = url
         }
         let work = set.representative.sorted { $0.key < $1.key }.map { ($0.key, $0.value, set.requests[$0.key]!) }
+        progress?.update { $0.imagesTotal = work.count }
         let manager = self.manager
         await withTaskGroup(of: (OriginalKey, Resolution).self) { group in
             var next = 0
@@ -45,6 +47,7 @@ struct Resolver: Sendable {
             while next < min(work.count, inFlightLimit) { submit() }
             while let (key, resolution) = await group.next() {
                 set.results[key] = resolution
+                progress?.update { $0.imagesResolved += 1 }
                 if next < work.count { submit() }
             }
         }
@@ -103,6 +106,12 @@ struct ResolvedSet: Sendable {
             diagnostics += notes.map { Diagnostic(.warning, "\(url): \($0)") }
         }
         return diagnostics
+    }
+
+    /// Why the image behind `url` is not available, if it is not.
+    func failure(for url: RemoteURL) -> String? {
+        guard let key = keyOf[url], case .failed(let failure)? = results[key] else { return nil }
+        return failure.reason
     }
 
     /// URLs that `--offline`/`--frozen` could not serve from the cache.

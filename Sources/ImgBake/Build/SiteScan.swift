@@ -22,7 +22,8 @@ public struct SiteScan: Sendable {
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
-        let scans = await Build(config).scanSite()
+        let pages = SiteInventory.walk(site, skipping: []).pages
+        let scans = await Build(config).scan(pages).map(\.scan)
         return SiteScan(
             entries: scans.flatMap { scan in
                 scan.references.map {

@@ -58,7 +58,7 @@ extension CacheIndex {
     /// Removes every row.
     public func removeEverything() throws {
         try database.withLock { db in
-            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders;")
+            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages; DELETE FROM placed;")
         }
     }
 

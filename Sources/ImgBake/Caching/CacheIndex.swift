@@ -8,7 +8,7 @@ import Synchronization
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Mutex<Database>
-    static let schemaVersion = 2
+    static let schemaVersion = 3
 
     public init(path: String) throws {
         let db = try Database(path: path)
@@ -23,9 +23,22 @@ public final class CacheIndex: Sendable {
                 let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
                 if version < 1 { try Self.createVersion1(db) }
                 if version < 2 { try Self.migrateToVersion2(db) }
+                if version < 3 { try Self.migrateToVersion3(db) }
             }
         }
         database = Mutex(db)
+    }
+
+    /// Version 3: per-site state for incremental builds (pages, and the files imgbake placed in an
+    /// output, which are the only ones it may remove).
+    private static func migrateToVersion3(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS pages (
+                root TEXT NOT NULL, path TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (root, path));
+            CREATE TABLE IF NOT EXISTS placed (
+                root TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (root, path));
+            PRAGMA user_version = 3;
+            """)
     }
 
     /// Runs `body` again while SQLite says another connection holds the lock (up to about 30 s).

@@ -13,6 +13,17 @@ public struct Configuration: Sendable {
     public var jobs: Int
     /// Image failures fail the build (exit 1).
     public var strict = false
+    /// Resolve from the cache only and write nothing; exit 1 if a reference would stay remote or
+    /// would need the network (for pull-request checks).
+    public var check = false
+    /// `--report`: `.html` gives the page, anything else JSON.
+    public var reportPath: String?
+    /// `--depfile`: a Make rule with everything the build read.
+    public var depfilePath: String?
+    /// Collect the report even without `reportPath` (for `--verbose`).
+    public var wantsReport = false
+    /// The configuration file read, if any (a prerequisite in the depfile).
+    public var configurationFile: String?
 
     public init(site: String, cacheDirectory: String, jobs: Int = Configuration.defaultJobs) {
         self.site = site

@@ -28,6 +28,7 @@ public enum ConfigurationFile {
         let folder = (path as NSString).deletingLastPathComponent
         var reader = Reader(file: path, folder: folder.isEmpty ? "." : folder)
         try reader.apply(root, to: &config)
+        config.configurationFile = path
     }
 }
 
@@ -189,7 +190,9 @@ struct Reader {
             switch key {
             case "jobs": config.jobs = try integer(name, node, in: 1...256)
             case "strict": config.strict = try bool(name, node)
-            default: throw unknown(name, node, known: ["jobs", "strict"])
+            case "report": config.reportPath = path(try string(name, node))
+            case "depfile": config.depfilePath = path(try string(name, node))
+            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile"])
             }
         }
     }

@@ -16,6 +16,17 @@ public struct FetchCounters: Sendable, Equatable {
     public var notModified = 0
     public var retries = 0
     public var bytes = 0
+    /// Transfers running now.
+    public var inFlight = 0
+    /// Per host (`scheme://host[:port]`): requests, bytes, transfer time, failures.
+    public var hosts: [String: HostCounters] = [:]
+}
+
+public struct HostCounters: Sendable, Equatable {
+    public var requests = 0
+    public var bytes = 0
+    public var seconds = 0.0
+    public var failures = 0
 }
 
 /// Fetches originals over HTTP(S) through one `CurlSession`: imgbake's headers, per-host extra
@@ -71,8 +82,22 @@ public final class Downloader: Sendable {
         let policy = self.policy
         request.allowAddress = { policy.allows($0) }
 
+        counters.withLock { $0.inFlight += 1 }
+        let started = ContinuousClock.now
         let outcome = await session.perform(request)
-        counters.withLock { $0.requests += 1 }
+        let host = url.scheme + "://" + url.host + (url.port.map { ":\($0)" } ?? "")
+        counters.withLock { counters in
+            counters.inFlight -= 1
+            counters.requests += 1
+            counters.hosts[host, default: HostCounters()].requests += 1
+            counters.hosts[host, default: HostCounters()].seconds += (ContinuousClock.now - started).seconds
+            switch outcome {
+            case .success(let response):
+                counters.hosts[host, default: HostCounters()].bytes += response.body.count
+                if response.status >= 400 { counters.hosts[host, default: HostCounters()].failures += 1 }
+            case .failure: counters.hosts[host, default: HostCounters()].failures += 1
+            }
+        }
         switch outcome {
         case .failure(let error):
             return .failed(FetchFailure(transferError: error))

@@ -6,6 +6,8 @@ import Mustache
 /// a file of the same name in `templates_dir`.
 public struct MarkupRenderer: Sendable {
     private let library: MustacheLibrary
+    /// SHA-256 of the templates in use, for the build fingerprint: a changed template rewrites pages.
+    public let digest: String
 
     /// A template that does not parse.
     public struct TemplateError: Error, CustomStringConvertible {
@@ -18,6 +20,7 @@ public struct MarkupRenderer: Sendable {
 
     public init(templatesDirectory: String? = nil) throws(TemplateError) {
         var library = MustacheLibrary()
+        var texts = DefaultTemplates.all
         for (name, text) in DefaultTemplates.all {
             try Self.register(text, named: name, file: "Templates/\(name).mustache", in: &library)
         }
@@ -28,9 +31,11 @@ public struct MarkupRenderer: Sendable {
                 var text = String(decoding: data, as: UTF8.self)
                 if text.hasSuffix("\n") { text.removeLast() }
                 try Self.register(text, named: name, file: path, in: &library)
+                texts[name] = text
             }
         }
         self.library = library
+        digest = BlobID(of: Array(texts.sorted { $0.key < $1.key }.map { "\($0.key)\u{0}\($0.value)" }.joined(separator: "\u{0}").utf8)).hex
     }
 
     private static func register(_ text: String, named name: String, file: String, in library: inout MustacheLibrary) throws(TemplateError) {

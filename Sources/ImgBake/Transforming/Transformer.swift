@@ -103,6 +103,17 @@ public final class Transformer: Sendable {
         return (output.info, output.variants)
     }
 
+    /// A small WebP of an encoded image as a data URI (for HTML reports); nil when it cannot be read.
+    public func thumbnail(of bytes: [UInt8], width: Int) async -> String? {
+        await pool.run {
+            guard let image = try? VipsImage.open(ImageBuffer(bytes)).firstFrame() else { return nil }
+            guard let small = try? image.resized(width: min(width, image.width)).materialized(),
+                  let webp = try? small.removingFields(where: { _ in true }).encoded(as: .webp(quality: 60, effort: 2))
+            else { return nil }
+            return "data:image/webp;base64," + Base64.encode(WebPContainer.strippingMetadata(webp))
+        }
+    }
+
     static func inspect(_ bytes: ImageBuffer, format: ImageFormat, limits: Limits) throws -> Inspection {
         guard format != .svg else { throw TransformError.undecodable("SVG is copied, not decoded") }
         let image: VipsImage

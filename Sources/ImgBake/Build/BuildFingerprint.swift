@@ -1,0 +1,19 @@
+/// Everything that changes what a page or an image becomes, hashed: when it differs from a page's
+/// last build, the page is built again. Fetch settings (timeouts, retries) are left out; the key
+/// rules are in, since they decide which images pages get.
+enum BuildFingerprint {
+    static func of(_ config: Configuration, templates: MarkupRenderer) -> String {
+        let o = config.output, i = config.images, f = config.fetch
+        let parts: [String] = [
+            "imgbake \(SystemInfo.version)", VariantSpec.salt, templates.digest,
+            "images_dir=\(o.imagesDirectory)", "public_path=\(o.publicPath)", "markup=\(o.markup.rawValue)",
+            "markdown=\(o.markdown.rawValue)", "sizes=\(o.sizes)", "eager=\(o.eager)",
+            "widths=\(i.widths)", "formats=\(i.formats.map(\.rawValue))",
+            "quality=\(i.quality.webp),\(i.quality.avif),\(i.quality.jpeg)", "keep=\(i.keepMetadata.sorted())",
+            "max_pixels=\(i.maxPixels)", "max_frames=\(i.maxFrames)", "placeholder=\(i.placeholder.rawValue)",
+            "strip_query=\(f.stripQuery)",
+            "key_rules=\(f.hostRules.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" })",
+        ]
+        return BlobID(of: Array(parts.joined(separator: "\n").utf8)).hex
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// What the last build knew about one page, so the next one can leave it alone: an unchanged page
+/// whose images were all localised is neither read again nor rewritten.
+struct PageState: Sendable, Codable, Equatable {
+    var path: String
+    /// Fingerprint of every setting that changes what a page or an image becomes.
+    var fingerprint: String
+    /// SHA-256 of the source as it is now (in place: as imgbake wrote it).
+    var sourceHash: String
+    var size: Int
+    /// Modification time in nanoseconds: with `size`, lets an unchanged file be recognised without
+    /// reading it.
+    var modified: Int64
+    /// With `--out`: the written page's size and modification time (nil when it is a mirrored copy).
+    var output: FileStamp?
+    /// Every remote reference was localised (nothing failed, nothing was left).
+    var complete: Bool
+    /// Original keys of the remote images the page refers to (to check their freshness).
+    var keys: [String]
+    /// Files in the images folder the page refers to.
+    var images: [String]
+    /// The references, for reports of pages that were not read again.
+    var references: [RecordedReference]
+}
+
+struct FileStamp: Sendable, Codable, Equatable {
+    var size: Int
+    var modified: Int64
+
+    /// The file's size and modification time, or nil when it does not exist.
+    static func of(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStamp(size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+}
+
+/// A reference as reports show it.
+struct RecordedReference: Sendable, Codable, Equatable {
+    var line: Int
+    var column: Int
+    var kind: ImageReference.Kind
+    var url: String
+}
+
+/// Where per-site state lives in the cache index: pages, and the files imgbake placed in the output
+/// (only those may ever be removed by it).
+extension CacheIndex {
+    func pageStates(root: String) throws -> [String: PageState] {
+        try database.withLock { db in
+            var states: [String: PageState] = [:]
+            let decoder = JSONDecoder()
+            for row in try db.query("SELECT path, state FROM pages WHERE root = ?", [.text(root)]) {
+                guard let path = row[0].string, let json = row[1].string,
+                      let state = try? decoder.decode(PageState.self, from: Data(json.utf8)) else { continue }
+                states[path] = state
+            }
+            return states
+        }
+    }
+
+    func putPageStates(_ states: [PageState], removing removed: [String], root: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try database.withLock { db in
+            try db.transaction {
+                for state in states {
+                    let json = String(decoding: try encoder.encode(state), as: UTF8.self)
+                    try db.query("INSERT OR REPLACE INTO pages (root, path, state) VALUES (?, ?, ?)",
+                                 [.text(root), .text(state.path), .text(json)])
+                }
+                for path in removed { try db.query("DELETE FROM pages WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
+            }
+        }
+    }
+
+    /// Files imgbake placed under an output root: `image` (in the images folder) or `mirror`.
+    func placedFiles(root: String) throws -> [String: String] {
+        try database.withLock { db in
+            var files: [String: String] = [:]
+            for row in try db.query("SELECT path, kind FROM placed WHERE root = ?", [.text(root)]) {
+                if let path = row[0].string, let kind = row[1].string { files[path] = kind }
+            }
+            return files
+        }
+    }
+
+    func recordPlaced(_ added: [String: String], removed: [String], root: String) throws {
+        try database.withLock { db in
+            try db.transaction {
+                for (path, kind) in added {
+                    try db.query("INSERT OR REPLACE INTO placed (root, path, kind) VALUES (?, ?, ?)", [.text(root), .text(path), .text(kind)])
+                }
+                for path in removed { try db.query("DELETE FROM placed WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
+            }
+        }
+    }
+}

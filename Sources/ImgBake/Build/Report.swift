@@ -1,0 +1,175 @@
+import Foundation
+
+/// `--report FILE.json`: every reference and image of a build with its outcome, per-host figures and
+/// totals. The schema is `docs/report.schema.json`; `version` changes when it does.
+public struct BuildReport: Codable, Sendable {
+    public var version = 1
+    public var imgbake = SystemInfo.version
+    public var generatedAt: String
+    public var site: String
+    public var output: String
+    public var check: Bool
+    public var policy: String
+    public var seconds: Double
+    public var totals: Totals
+    public var hosts: [Host]
+    public var images: [Image]
+    public var references: [Reference]
+    public var diagnostics: [Message]
+
+    public struct Totals: Codable, Sendable {
+        public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
+        public var references = 0, referencesLocalised = 0
+        public var images = 0, imagesCached = 0, imagesDownloaded = 0, imagesRevalidated = 0, imagesStale = 0, imagesFailed = 0
+        public var variantsEncoded = 0, filesWritten = 0
+        public var requests = 0, notModified = 0, bytesDownloaded = 0
+        /// Originals' bytes, and their fallbacks' (the widest original-format variant), over resolved images.
+        public var bytesBefore = 0, bytesAfter = 0
+    }
+
+    public struct Host: Codable, Sendable {
+        public var host: String
+        public var requests: Int
+        public var bytes: Int
+        public var seconds: Double
+        public var failures: Int
+    }
+
+    public struct Image: Codable, Sendable {
+        public var url: String
+        public var key: String
+        /// `cached`, `downloaded`, `revalidated`, `stale` or `failed`.
+        public var outcome: String
+        public var reason: String?
+        public var format: String?
+        public var width: Int?
+        public var height: Int?
+        public var bytesBefore: Int?
+        public var bytesAfter: Int?
+        public var files: [File]
+        /// A small WebP of the image as a data URI (HTML reports only).
+        public var thumbnail: String?
+    }
+
+    public struct File: Codable, Sendable {
+        public var name: String
+        public var format: String
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+    }
+
+    public struct Reference: Codable, Sendable {
+        public var file: String
+        public var line: Int
+        public var column: Int
+        public var kind: String
+        public var url: String
+        /// The image's outcome; `unchanged` (the page was not read again: its last build localised
+        /// it) or `skipped` (left as it is, with the reason).
+        public var outcome: String
+        public var reason: String?
+        /// Index into `images`.
+        public var image: Int?
+    }
+
+    public struct Message: Codable, Sendable {
+        public var severity: String
+        public var location: String?
+        public var message: String
+    }
+
+    public func json() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data()
+    }
+}
+
+/// Assembles the report from what the build did.
+struct ReportBuilder {
+    var report: BuildReport
+    private var imageIndex: [OriginalKey: Int] = [:]
+
+    init(configuration config: Configuration, check: Bool) {
+        let formatter = ISO8601DateFormatter()
+        report = BuildReport(generatedAt: formatter.string(from: Date()), site: config.site, output: config.outputRoot,
+                             check: check, policy: config.fetch.policy.rawValue, seconds: 0, totals: .init(),
+                             hosts: [], images: [], references: [], diagnostics: [])
+    }
+
+    mutating func add(images set: ResolvedSet, naming: OutputNaming) {
+        for key in set.results.keys.sorted() {
+            guard let result = set.results[key], let url = set.representative[key] else { continue }
+            var image = BuildReport.Image(url: url.description, key: key.string, outcome: "failed", files: [])
+            switch result {
+            case .failed(let failure):
+                image.reason = failure.reason
+            case .resolved(let resolved, _):
+                image.outcome = resolved.origin.rawValue
+                image.format = resolved.source.format.rawValue
+                image.width = resolved.source.width
+                image.height = resolved.source.height
+                image.bytesBefore = resolved.originalBytes
+                image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormat)?.bytes
+                image.files = resolved.variants.map {
+                    BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
+                                     width: $0.width, height: $0.height, bytes: $0.bytes)
+                }
+                report.totals.bytesBefore += resolved.originalBytes
+                report.totals.bytesAfter += image.bytesAfter ?? 0
+            }
+            imageIndex[key] = report.images.count
+            report.images.append(image)
+        }
+    }
+
+    mutating func add(scanned page: ScannedPage, images set: ResolvedSet, skippedBecause skip: String?) {
+        for reference in page.scan.references {
+            var entry = BuildReport.Reference(file: reference.location.file, line: reference.location.line,
+                                              column: reference.location.column, kind: reference.kind.rawValue,
+                                              url: reference.url.description, outcome: "skipped", reason: skip)
+            if skip == nil, let key = set.keyOf[reference.url], let index = imageIndex[key] {
+                entry.image = index
+                entry.outcome = report.images[index].outcome
+                entry.reason = report.images[index].reason
+            }
+            report.references.append(entry)
+        }
+    }
+
+    mutating func add(unchanged state: PageState) {
+        for reference in state.references {
+            report.references.append(BuildReport.Reference(file: state.path, line: reference.line, column: reference.column,
+                                                           kind: reference.kind.rawValue, url: reference.url, outcome: "unchanged"))
+        }
+    }
+
+    mutating func finish(summary: BuildSummary, counters: FetchCounters, diagnostics: [Diagnostic]) {
+        let s = summary
+        report.seconds = s.seconds
+        report.totals.pages = s.pagesScanned + s.pagesUnchanged
+        report.totals.pagesRewritten = s.pagesWritten
+        report.totals.pagesUnchanged = s.pagesUnchanged
+        report.totals.references = report.references.count
+        report.totals.referencesLocalised = report.references.filter { ["cached", "downloaded", "revalidated", "stale", "unchanged"].contains($0.outcome) }.count
+        report.totals.images = s.uniqueImages
+        report.totals.imagesCached = s.imagesCached
+        report.totals.imagesDownloaded = s.imagesDownloaded
+        report.totals.imagesRevalidated = s.imagesRevalidated
+        report.totals.imagesStale = s.imagesStale
+        report.totals.imagesFailed = s.imagesFailed
+        report.totals.variantsEncoded = s.variantsEncoded
+        report.totals.filesWritten = s.filesWritten
+        report.totals.requests = counters.requests
+        report.totals.notModified = counters.notModified
+        report.totals.bytesDownloaded = counters.bytes
+        report.hosts = counters.hosts.sorted { $0.key < $1.key }.map {
+            BuildReport.Host(host: $0.key, requests: $0.value.requests, bytes: $0.value.bytes,
+                             seconds: ($0.value.seconds * 1000).rounded() / 1000, failures: $0.value.failures)
+        }
+        report.diagnostics = diagnostics.map {
+            BuildReport.Message(severity: $0.severity.rawValue, location: $0.location?.description, message: $0.message)
+        }
+    }
+}

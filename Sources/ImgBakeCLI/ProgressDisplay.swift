@@ -1,0 +1,42 @@
+import Foundation
+import ImgBake
+
+/// Shows a build's progress on stderr: one live line on a terminal, plain lines every few seconds
+/// without one (or with `CI=true`), nothing with `--quiet`.
+final class ProgressDisplay: Sendable {
+    enum Style { case live, plain, none }
+
+    private let style: Style
+    private let progress: BuildProgress
+    private let task: Task<Void, Never>?
+
+    init(_ progress: BuildProgress, quiet: Bool) {
+        self.progress = progress
+        let ci = ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
+        style = quiet ? .none : (isatty(STDERR_FILENO) == 1 && !ci ? .live : .plain)
+        let interval: Duration = style == .live ? .milliseconds(150) : .seconds(5)
+        let style = self.style
+        task = style == .none ? nil : Task.detached {
+            var last = ""
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let snapshot = progress.snapshot
+                guard !snapshot.finished else { break }
+                let line = snapshot.line
+                if style == .live {
+                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+                } else if line != last {
+                    FileHandle.standardError.write(Data("imgbake: \(line)\n".utf8))
+                }
+                last = line
+            }
+        }
+    }
+
+    /// Stops and clears the live line (warnings and the summary follow on clean lines).
+    func stop() {
+        task?.cancel()
+        if style == .live { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+}
