@@ -44,7 +44,7 @@ let package = Package(
                             .embedInCode("img-attributes.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
-            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "ImgBakeTemplates",
+            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "ImgBakeTemplates", "CShims",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

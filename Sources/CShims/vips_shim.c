@@ -39,12 +39,17 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
                                  "option_string", options, NULL);
 }
 
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, VipsImage **out) {
+int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out) {
     VipsImage *context = vips_image_new();
     VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
     int result = -1;
-    t[0] = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_RANDOM, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!t[0] || vips_autorot(t[0], &t[1], NULL)) goto done;
+    t[0] = vips_image_new_from_buffer(buf, len, "", "access", upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+                                      "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!t[0]) goto done;
+    if (upright) {
+        g_object_ref(t[0]);
+        t[1] = t[0];
+    } else if (vips_autorot(t[0], &t[1], NULL)) goto done;
     if (colour_manage) {
         if (vips_icc_transform(t[1], &t[2], "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL)) goto done;
     } else {

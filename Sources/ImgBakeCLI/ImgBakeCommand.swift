@@ -14,6 +14,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
         defaultSubcommand: BuildCommand.self)
 
     static func main() async {
+        SystemInfo.limitMemoryArenas()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

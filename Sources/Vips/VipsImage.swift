@@ -39,12 +39,13 @@ public final class VipsImage {
         return VipsImage(taking: out, source: buffer)
     }
 
-    /// Decodes `buffer` whole, upright, and with `colourManage` in sRGB. For sources without
-    /// shrink-on-load (PNG), and those with transparency, which `resized(width:)` handles exactly.
-    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool) throws(VipsError) -> VipsImage {
+    /// Decodes `buffer` upright, and with `colourManage` in sRGB. For sources without shrink-on-load
+    /// (PNG), and those with transparency, which `resized(width:)` handles exactly. `alreadyUpright`
+    /// (orientation 1) lets the pixels stream instead of being decoded whole first.
+    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool, alreadyUpright: Bool = false) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, &out) == 0, let out
+        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, alreadyUpright ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot decode image") }
         return VipsImage(taking: out, source: buffer)
     }

@@ -22,9 +22,10 @@ int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsIma
 int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int all_pages, int colour_manage,
                                   VipsImage **out);
 
-/// Decodes `buf` completely (random access), upright by EXIF, and with `colour_manage` converted from
-/// its embedded profile (or CMYK) to sRGB. Corrupt input is an error.
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, VipsImage **out);
+/// Decodes `buf`, upright by EXIF, and with `colour_manage` converted from its embedded profile (or
+/// CMYK) to sRGB. With `upright` (the header says no rotation is needed) the pixels stream in
+/// sequentially instead of being decoded whole first. Corrupt input is an error.
+int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out);
 
 /// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha, the colours are
 /// premultiplied for the resize and rounded (not truncated) back to 8 bits, so a constant colour

@@ -1,3 +1,4 @@
+import CShims.System
 import Foundation
 
 /// Facts about the machine and the environment.
@@ -10,6 +11,13 @@ public enum SystemInfo {
     public static var defaultCacheDirectory: String {
         if let xdg = environment("XDG_CACHE_HOME"), !xdg.isEmpty { return xdg + "/imgbake" }
         return (environment("HOME") ?? NSHomeDirectory()) + "/.cache/imgbake"
+    }
+
+    /// glibc gives each thread an arena of its own and keeps freed memory there: with a pool of image
+    /// threads that made a build's peak a third higher (bench: 831 → 636 MiB) at no gain in time.
+    /// Call first thing, before threads start.
+    public static func limitMemoryArenas() {
+        imgbake_limit_malloc_arenas(2)
     }
 
     /// imgbake's version, in the User-Agent and the variant keys.

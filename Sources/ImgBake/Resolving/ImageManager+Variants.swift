@@ -29,6 +29,11 @@ extension ImageManager {
         }
     }
 
+    /// The cached original could not be read back as stored.
+    struct DamagedOriginal: Error {
+        let why: String
+    }
+
     struct MadeVariants: Sendable {
         var variants: [StoredVariant]
         var encoded: Int
@@ -74,15 +79,21 @@ extension ImageManager {
         var placeholderValue = storedPlaceholder
 
         if !missing.isEmpty || needsPlaceholder {
-            let read = try? await cache.perform { _, blobs in blobs.read(record.blob) }
-            guard case .found(let bytes)? = read else {
-                let why = if case .corrupt? = read { "did not match its hash" } else { "was missing" }
-                try? await cache.perform { index, _ in try index.removeOriginal(record.key) }
-                return .failure(.originalDamaged(why))
-            }
             let job = TransformJob(specs: missing, placeholder: needsPlaceholder ? kind : .none)
+            let blobs = cache.blobs
             let output: TransformOutput
-            do { output = try await transformer.transform(ImageBuffer(bytes), format: record.format) { _ in job } } catch {
+            do {
+                output = try await transformer.transform(loading: {
+                    switch blobs.read(record.blob) {
+                    case .found(let bytes): return ImageBuffer(bytes)
+                    case .corrupt: throw DamagedOriginal(why: "did not match its hash")
+                    case .missing: throw DamagedOriginal(why: "was missing")
+                    }
+                }, format: record.format) { _ in job }
+            } catch let damaged as DamagedOriginal {
+                try? await cache.perform { index, _ in try index.removeOriginal(record.key) }
+                return .failure(.originalDamaged(damaged.why))
+            } catch {
                 return .failure(.transform(error as? TransformError ?? .undecodable("\(error)")))
             }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)

@@ -53,6 +53,8 @@ public struct Inspection: Sendable {
     /// Has an embedded ICC profile or is CMYK: must be converted to sRGB.
     public var needsColourManagement = false
     public var isCMYK = false
+    /// EXIF orientation 1: nothing to turn.
+    public var upright = true
 }
 
 /// Turns an original into its variants with libvips, on a pool of threads it owns. Each source is
@@ -61,6 +63,9 @@ public struct Inspection: Sendable {
 /// a copy before encoding, because libvips 8.14's WebP saver ignores `strip`.
 public final class Transformer: Sendable {
     private let pool: BlockingPool
+    /// Header reads are cheap: they get their own threads, so a downloaded original is inspected,
+    /// stored and released at once instead of waiting (in memory) behind long encodes.
+    private let inspectPool: BlockingPool
     private let limits: Limits
 
     public struct Limits: Sendable {
@@ -75,6 +80,7 @@ public final class Transformer: Sendable {
     public init(threads: Int, limits: Limits) throws {
         try VipsRuntime.start(threadsPerImage: 1)
         pool = BlockingPool(threads: threads, name: "transform")
+        inspectPool = BlockingPool(threads: 2, name: "inspect")
         self.limits = limits
     }
 
@@ -84,13 +90,24 @@ public final class Transformer: Sendable {
 
     /// Reads the header and EXIF only (nothing is decoded) and checks the pixel and frame budgets.
     public func inspect(_ bytes: ImageBuffer, format: ImageFormat) async throws -> Inspection {
-        try await pool.run { [limits] in try Self.inspect(bytes, format: format, limits: limits) }
+        try await inspectPool.run { [limits] in try Self.inspect(bytes, format: format, limits: limits) }
     }
 
     /// Decodes once and makes what `job` asks for, given the source's header.
     public func transform(_ bytes: ImageBuffer, format: ImageFormat,
                           job: @escaping @Sendable (SourceInfo) -> TransformJob) async throws -> TransformOutput {
         try await pool.run { [limits] in
+            let inspection = try Self.inspect(bytes, format: format, limits: limits)
+            return try Self.run(job(inspection.info), on: bytes, inspection: inspection)
+        }
+    }
+
+    /// Same, reading the source on the transform thread itself: the bytes exist only while this
+    /// image is decoded, so memory is bounded by the number of threads, not by the images queued.
+    public func transform(loading source: @escaping @Sendable () throws -> ImageBuffer, format: ImageFormat,
+                          job: @escaping @Sendable (SourceInfo) -> TransformJob) async throws -> TransformOutput {
+        try await pool.run { [limits] in
+            let bytes = try source()
             let inspection = try Self.inspect(bytes, format: format, limits: limits)
             return try Self.run(job(inspection.info), on: bytes, inspection: inspection)
         }
@@ -131,7 +148,7 @@ public final class Transformer: Sendable {
         let exif = image.blob(field: "exif-data").flatMap { blob in blob.withUnsafeBytes { ExifReader.read($0) } }
         return Inspection(info: info, credits: Credits(copyright: exif?.copyright, artist: exif?.artist, captured: exif?.captureDate),
                           hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk,
-                          isCMYK: image.interpretation == .cmyk)
+                          isCMYK: image.interpretation == .cmyk, upright: image.orientation == 1)
     }
 
     static func run(_ job: TransformJob, on bytes: ImageBuffer, inspection: Inspection) throws -> TransformOutput {
@@ -148,7 +165,8 @@ public final class Transformer: Sendable {
         do {
             let decoded = shrinkOnLoad
                 ? try VipsImage.thumbnail(bytes, width: largest, allPages: animated, colourManage: inspection.needsColourManagement)
-                : try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement).eightBit().resized(width: largest)
+                : try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
+                    .eightBit().resized(width: largest)
             base = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         } catch {
             throw TransformError.undecodable(error.message)
