@@ -3,7 +3,8 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
-        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev python3 openssl curl make
+        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev python3 python3-jsonschema \
+        openssl curl make
 
 .PHONY: all deps build release demo test clean
 all: build
@@ -26,6 +27,7 @@ demo: release
 	bash Examples/demo.sh
 
 test: deps
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -118,7 +118,8 @@ public struct Build: Sendable {
                 self.reload(page).map { rewriter.rewrite($0, requests: requests, images: images.image(for:)) }
             }
         }
-        var rewrites = rewriteAll(images)
+        // --check writes nothing: pages need not be read again.
+        var rewrites = check ? [] : rewriteAll(images)
 
         var states: [PageState] = []
         var placedNow: [String: String] = [:]
@@ -160,6 +161,14 @@ public struct Build: Sendable {
                 states.append(state(of: page, rewrite: nil, written: nil, images: images, fingerprint: fingerprint))
             }
             states += unchanged
+            // A page that changed while the build ran keeps its last state (and the images it
+            // refers to stay), with `complete` off so the next build reads it.
+            let recorded = Set(states.map(\.path))
+            for page in scanned where !recorded.contains(page.scan.file.path) {
+                guard var last = previous[page.scan.file.path] else { continue }
+                last.complete = false
+                states.append(last)
+            }
             if config.outputDirectory != nil {
                 try mirror(inventory, states: states, placed: &placedNow)
             }
