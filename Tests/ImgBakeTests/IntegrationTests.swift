@@ -169,6 +169,21 @@ func run(_ arguments: [String], in directory: String, environment: [String: Stri
         #expect(quiet.stderr.isEmpty && quiet.stdout.isEmpty)
     }
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/script")))
+    func onATerminalItIsOneLiveLineThatIsClearedAtTheEnd() async throws {
+        let origin = try Origin(latencyMilliseconds: 1200)
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        // `script` runs imgbake on a pseudo-terminal and copies what it wrote.
+        let command = [Paths.binary, "build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo]
+        let result = try await run(["script", "-qec", command.joined(separator: " "), "/dev/null"], in: site.folder.path,
+                                   environment: ["CI": "", "TERM": "xterm"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("\r\u{1B}[K1/1 pages · 0/1 images · 1 downloading"), "\(result.stdout.debugDescription)")
+        #expect(!result.stdout.contains("imgbake: 1/1 pages")) // no plain lines on a terminal
+        #expect(result.stdout.contains("\r\u{1B}[K1 pages scanned")) // cleared before the summary
+    }
+
     @Test func theLineSaysWhatIsGoingOn() {
         var s = BuildProgress.Snapshot()
         s.pagesTotal = 400; s.pagesScanned = 120; s.pagesUnchanged = 200; s.imagesTotal = 100; s.imagesResolved = 35
