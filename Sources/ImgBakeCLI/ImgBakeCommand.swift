@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Glibc
 import ImgBake
 
 /// `imgbake`: parse arguments, build a typed configuration, call the library, map results to exit
@@ -35,7 +36,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
             if !message.isEmpty { print(message) }
             Foundation.exit(0)
         }
-        if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+        if !message.isEmpty { Terminal.error(message) }
         if error is ExitCode { Foundation.exit(code.rawValue) }
         Foundation.exit(code == .validationFailure || error is UsageError ? 2 : code.rawValue)
     }
@@ -47,8 +48,18 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// stderr with write(2), retrying when a signal interrupts it (FileHandle.write traps on that).
 enum Terminal {
-    static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    static func error(_ line: String) { write(line + "\n") }
+
+    static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 }

@@ -24,9 +24,9 @@ final class ProgressDisplay: Sendable {
                 guard !snapshot.finished else { break }
                 let line = snapshot.line
                 if style == .live {
-                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+                    Terminal.write("\r\u{1B}[K\(line)")
                 } else if line != last {
-                    FileHandle.standardError.write(Data("imgbake: \(line)\n".utf8))
+                    Terminal.write("imgbake: \(line)\n")
                 }
                 last = line
             }
@@ -36,7 +36,7 @@ final class ProgressDisplay: Sendable {
     /// Stops and clears the live line (warnings and the summary follow on clean lines).
     func stop() {
         task?.cancel()
-        if style == .live { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if style == .live { Terminal.write("\r\u{1B}[K") }
     }
 
 }

@@ -150,7 +150,7 @@ import Testing
         }
         while process.isRunning { try await Task.sleep(for: .milliseconds(10)) } // not waitUntilExit: it blocks a cooperative thread
         #expect(process.terminationReason == .uncaughtSignal,
-                "exited \(process.terminationStatus): \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+                "exited \(process.terminationStatus): \(String(decoding: readAll(errors.fileHandleForReading), as: UTF8.self))")
 
         // Every page is either untouched or completely rewritten; the next build finishes the job.
         for n in 0..<6 {

@@ -1,5 +1,4 @@
 import Foundation
-import ImgBakeTemplates
 
 /// A fatal problem: the build cannot start or cannot write its results.
 public struct BuildError: Error, CustomStringConvertible, Sendable {
@@ -195,7 +194,7 @@ public struct Build: Sendable {
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
         if check {
-            result.remaining = remaining(rewritable.map(\.page), leftAlone: leftAlone, scanned: scanned, images: images)
+            result.remaining = remaining(leftAlone: leftAlone, scanned: scanned, images: images)
             if !result.remaining.isEmpty { result.exitCode = 1 }
         }
         if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
@@ -238,142 +237,6 @@ public struct Build: Sendable {
             keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.url]?.string })).sorted(),
             images: Array(Set(rewrite?.outputs.map(\.fileName) ?? [])).sorted(),
             references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description) })
-    }
-
-    /// With `--out`: every site file not written this build is placed in the output as it is.
-    private func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String]) throws(BuildError) {
-        let tree = OutputTree(site: configuration.site, output: configuration.outputRoot)
-        let written = Set(states.filter { $0.output != nil }.map(\.path))
-        for path in inventory.pages + inventory.otherFiles where !written.contains(path) {
-            _ = try tree.mirror(path)
-            placed[path] = "mirror"
-        }
-    }
-
-    /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page
-    /// refers to, and (with `--out`) copies of files gone from the site. Files it did not place stay.
-    private func record(_ states: [PageState], previous: [String: PageState], inventory: SiteInventory,
-                        placedNow: [String: String], cache: ImageCache) async -> [Diagnostic] {
-        let root = stateRoot
-        let config = configuration
-        let present = Set(inventory.pages)
-        let gone = previous.keys.filter { !present.contains($0) }
-        let referenced = Set(states.flatMap { $0.images.map { config.output.imagesDirectory + "/" + $0 } })
-        let sitePaths = Set(inventory.pages + inventory.otherFiles)
-        do {
-            return try await cache.perform { index, _ in
-                try index.putPageStates(states, removing: gone, root: root)
-                let placed = try index.placedFiles(root: root).merging(placedNow) { $1 }
-                var removed: [String] = []
-                let tree = OutputTree(site: config.site, output: config.outputRoot)
-                for (path, kind) in placed {
-                    let orphan = kind == "image" ? !referenced.contains(path) : (config.outputDirectory != nil && !sitePaths.contains(path))
-                    guard orphan else { continue }
-                    tree.remove(path)
-                    removed.append(path)
-                }
-                try index.recordPlaced(placedNow, removed: removed, root: root)
-                return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
-            }
-        } catch {
-            return [Diagnostic(.warning, "cache: could not record the build's state: \(error)")]
-        }
-    }
-
-    /// `--check`: every reference that would stay remote, with why.
-    private func remaining(_ pages: [ScannedPage], leftAlone: [String: String], scanned: [ScannedPage], images: ResolvedSet) -> [Diagnostic] {
-        var remaining: [Diagnostic] = []
-        for page in scanned {
-            for reference in page.scan.references {
-                if let why = leftAlone[page.scan.file.path] {
-                    remaining.append(Diagnostic(.error, "\(reference.url): stays remote (\(why))", at: reference.location))
-                } else if images.image(for: reference.url) == nil {
-                    let why = images.failure(for: reference.url) ?? "not resolved"
-                    remaining.append(Diagnostic(.error, "\(reference.url): \(why)", at: reference.location))
-                }
-            }
-            for diagnostic in page.scan.diagnostics where diagnostic.severity == .warning {
-                remaining.append(Diagnostic(.error, diagnostic.message, at: diagnostic.location))
-            }
-        }
-        return remaining.sorted(by: Self.order)
-    }
-
-    private func writeDepfile(_ inventory: SiteInventory) throws(BuildError) {
-        guard let target = configuration.depfilePath else { return }
-        let site = configuration.site
-        var prerequisites = inventory.folders.map { Depfile.join(site, $0) }
-            + (inventory.pages + inventory.otherFiles).map { Depfile.join(site, $0) }
-        if let file = configuration.configurationFile { prerequisites.append(file) }
-        if let folder = configuration.output.templatesDirectory {
-            prerequisites += DefaultTemplates.all.keys.sorted().map { folder + "/" + $0 + ".mustache" }
-                .filter { FileManager.default.fileExists(atPath: $0) }
-        }
-        do {
-            try AtomicFile.makeDirectory((target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent)
-            try AtomicFile.write(Array(Depfile.contents(target: target, prerequisites: prerequisites).utf8), to: target, durable: false)
-        } catch {
-            throw BuildError(.failed, error.description)
-        }
-    }
-
-    private func makeReport(scanned: [ScannedPage], leftAlone: [String: String], unchanged: [PageState], images: ResolvedSet,
-                            summary: BuildSummary, counters: FetchCounters, diagnostics: [Diagnostic], check: Bool,
-                            transformer: Transformer) async -> BuildReport {
-        var builder = ReportBuilder(configuration: configuration, check: check)
-        let naming = OutputNaming(publicPath: configuration.output.publicPath)
-        builder.add(images: images, naming: naming)
-        for page in scanned { builder.add(scanned: page, images: images, skippedBecause: leftAlone[page.scan.file.path]) }
-        for state in unchanged { builder.add(unchanged: state) }
-        builder.finish(summary: summary, counters: counters, diagnostics: diagnostics)
-        if configuration.reportPath?.lowercased().hasSuffix(".html") == true || configuration.reportPath?.lowercased().hasSuffix(".htm") == true {
-            // Thumbnails from the smallest file of each image that pages use (only those were written).
-            let folder = configuration.outputRoot + "/" + configuration.output.imagesDirectory + "/"
-            for index in builder.report.images.indices {
-                let files = builder.report.images[index].files.filter { $0.format != "svg" }.sorted { $0.bytes < $1.bytes }
-                guard let bytes = files.lazy.compactMap({ AtomicFile.read(folder + $0.name) }).first else { continue }
-                builder.report.images[index].thumbnail = await transformer.thumbnail(of: bytes, width: 160)
-            }
-        }
-        return builder.report
-    }
-
-    private func makeResolver() throws(BuildError) -> Resolver {
-        do {
-            return try Resolver(configuration: configuration, now: now)
-        } catch let error as BuildError {
-            throw error
-        } catch {
-            throw BuildError(.failed, "cannot open the cache at \(configuration.cache.directory): \(error)")
-        }
-    }
-
-    private func lockCache(_ mode: CacheLock.Mode, wait: Bool) throws(BuildError) -> CacheLock? {
-        do { return try CacheLock(directory: configuration.cache.directory, mode: mode, wait: wait) } catch {
-            throw BuildError(.failed, "cannot lock the cache at \(configuration.cache.directory): \(error)")
-        }
-    }
-
-    /// Keeps the cache under `cache.max_size` after a build, if no other build is using it now.
-    /// What this build used is never evicted.
-    private func collectGarbage(_ cache: ImageCache, maxBytes: Int, protectedSince: Double) -> [Diagnostic] {
-        guard let exclusive = try? lockCache(.exclusive, wait: false) else {
-            return [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]
-        }
-        defer { _ = exclusive }
-        do {
-            let report = try CacheMaintenance.collect(cache, maxBytes: maxBytes, protectedSince: protectedSince)
-            var notes: [Diagnostic] = []
-            if report.removedFiles > 0 {
-                notes.append(Diagnostic(.note, "cache: evicted \(report.removedEntries) entries (\(ByteCount.describe(report.freedBytes))) to stay under \(ByteCount.describe(maxBytes))"))
-            }
-            if report.overBudget {
-                notes.append(Diagnostic(.warning, "cache: \(ByteCount.describe(report.remainingBytes)) is over the \(ByteCount.describe(maxBytes)) budget: this build alone uses more"))
-            }
-            return notes
-        } catch {
-            return [Diagnostic(.warning, "cache: garbage collection failed: \(error)")]
-        }
     }
 
     /// Diagnostics without a place first, then by file, line, column.

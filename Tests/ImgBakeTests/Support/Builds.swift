@@ -65,8 +65,8 @@ func runImgbake(_ arguments: [String], in directory: String? = nil) async throws
     return try await withCheckedThrowingContinuation { continuation in
         collected.group.enter()
         collected.group.enter()
-        DispatchQueue.global().async { collected.out = out.fileHandleForReading.readDataToEndOfFile(); collected.group.leave() }
-        DispatchQueue.global().async { collected.err = err.fileHandleForReading.readDataToEndOfFile(); collected.group.leave() }
+        DispatchQueue.global().async { collected.out = readAll(out.fileHandleForReading); collected.group.leave() }
+        DispatchQueue.global().async { collected.err = readAll(err.fileHandleForReading); collected.group.leave() }
         process.terminationHandler = { process in
             collected.group.notify(queue: .global()) {
                 continuation.resume(returning: CommandResult(

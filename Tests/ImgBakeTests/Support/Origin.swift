@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,11 +27,14 @@ final class Origin: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // Byte by byte with read(2) (retrying EINTR): only the first line is ours to take.
         var line = ""
+        var byte: UInt8 = 0
         while !line.hasSuffix("\n") {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { break }
-            line += String(decoding: byte, as: UTF8.self)
+            let count = Glibc.read(output.fileHandleForReading.fileDescriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { break }
+            line += String(decoding: [byte], as: UTF8.self)
         }
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import ImgBake
 
 /// Where things are in the repository, found from this file's path so tests run from any folder.
@@ -71,9 +72,23 @@ final class TemporaryFolder: @unchecked Sendable {
         snapshot(under: relative).mapValues { "\($0.count) bytes, \(BlobID(of: $0).hex.prefix(12))" }
     }
 
-    /// Every file's bytes, by relative path: for comparing whole trees.
+    /// Every file's bytes, by relative path: for comparing whole trees (a file that vanishes while
+    /// the tree is read, such as SQLite's journal, is left out).
     func snapshot(under relative: String = "") -> [String: [UInt8]] {
         let base = relative.isEmpty ? "" : relative + "/"
-        return Dictionary(uniqueKeysWithValues: files(under: relative).map { ($0, read(base + $0)!) })
+        return Dictionary(uniqueKeysWithValues: files(under: relative).compactMap { path in read(base + path).map { (path, $0) } })
+    }
+}
+
+/// Reads a pipe to its end with read(2), retrying when a signal interrupts it. Foundation's
+/// `readDataToEndOfFile()` traps on EINTR, and tests have child processes (SIGCHLD) all the time.
+func readAll(_ handle: FileHandle) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count > 0 { data.append(contentsOf: buffer[0..<count]); continue }
+        if count < 0 && errno == EINTR { continue }
+        return data
     }
 }
