@@ -166,9 +166,16 @@ func normalizingHashes(_ text: String) -> String {
         #expect(result.summary.pagesWritten == 1)
         #expect(site.folder.digests(under: "site") == sources)
         #expect(site.folder.files(under: "out").filter { !$0.hasPrefix("_img/") } == ["css/site.css", "good.html", "local.jpg", "plain.html"])
-        // What was not rewritten is the source file itself (a hard link), not a copy.
+        // What was not rewritten is an exact copy with the source's time — not a hard link: a later step
+        // editing the output in place must not edit the source.
+        #expect(site.output("plain.html") == site.folder.text("site/plain.html"))
+        #expect(FileStamp.of(site.out + "/plain.html") == FileStamp.of(site.site + "/plain.html"))
         var a = stat(), b = stat()
-        #expect(stat(site.site + "/plain.html", &a) == 0 && stat(site.out + "/plain.html", &b) == 0 && a.st_ino == b.st_ino)
+        #expect(stat(site.site + "/plain.html", &a) == 0 && stat(site.out + "/plain.html", &b) == 0 && a.st_ino != b.st_ino)
+        let handle = try #require(FileHandle(forWritingAtPath: site.out + "/plain.html"))
+        handle.write(Data("edited in place".utf8))
+        try handle.close()
+        #expect(site.folder.text("site/plain.html") == "<img src=\"/local.jpg\">")
         #expect(site.output("good.html")?.contains("/_img/coffee-") == true)
     }
 
