@@ -31,9 +31,6 @@ public final class CurlSession: Sendable {
             loop.enqueue(Pending(request: request, completion: continuation))
         }
     }
-
-    /// The most transfers that were running at once so far (for tests and reports).
-    public var peakConcurrency: Int { loop.peak.withLock { $0 } }
 }
 
 struct Pending: Sendable {
@@ -47,7 +44,6 @@ private final class Loop: Sendable {
     let maxConcurrent: Int
     let maxPerHost: Int
     let inbox = Mutex<(items: [Pending], stopping: Bool)>(([], false))
-    let peak = Mutex(0)
     let finished = DispatchSemaphore(value: 0)
     /// Only `curl_multi_wakeup` (documented thread-safe) is called on it from other threads.
     nonisolated(unsafe) let multi: UnsafeMutableRawPointer
@@ -96,8 +92,6 @@ private final class Loop: Sendable {
                 curl_multi_add_handle(multi, transfer.handle)
                 active[transfer.handle] = transfer
                 perHost[host, default: 0] += 1
-                let count = active.count
-                peak.withLock { $0 = max($0, count) }
             }
 
             var running: Int32 = 0

@@ -22,8 +22,6 @@ public struct HTMLElement: Sendable {
     public var attributes: [HTMLAttribute]
     /// The parent element's tag (`picture` for `picture > source`), nil at the root.
     public var parentTag: String?
-    /// Identifies the parent element within this document (for grouping a `<picture>`'s children).
-    public var parentID: Int?
 
     public func attribute(_ name: String) -> HTMLAttribute? {
         attributes.first { $0.name == name }

@@ -25,8 +25,7 @@ public enum HTMLParser {
                 found.append(HTMLElement(
                     tag: name, tagRange: tagRange,
                     attributes: attributes(of: element, in: input),
-                    parentTag: parent.map { tagName($0.pointee.v.element) },
-                    parentID: parent.map { Int(bitPattern: $0) }))
+                    parentTag: parent.map { tagName($0.pointee.v.element) }))
             }
             let children = element.children
             for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {

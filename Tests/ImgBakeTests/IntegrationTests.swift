@@ -2,31 +2,6 @@ import Foundation
 import Testing
 @testable import ImgBake
 
-/// Running a command other than imgbake (make, python3) without blocking a cooperative thread.
-func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    return try await withCheckedThrowingContinuation { continuation in
-        final class Box: @unchecked Sendable { var data = Data(); let done = DispatchGroup() }
-        let box = Box()
-        box.done.enter()
-        DispatchQueue.global().async { box.data = readAll(out.fileHandleForReading); box.done.leave() }
-        process.terminationHandler = { process in
-            box.done.notify(queue: .global()) {
-                continuation.resume(returning: CommandResult(status: process.terminationStatus,
-                                                             stdout: String(decoding: box.data, as: UTF8.self), stderr: ""))
-            }
-        }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
-    }
-}
-
 @Suite struct DepfileTests {
     @Test func makeRunsImgbakeOnlyWhenSomethingItReadChanged() async throws {
         let origin = try Origin()

@@ -89,7 +89,7 @@ public struct Build: Sendable {
         var leftAlone: [String: String] = [:] // page → why its references stay
         for var page in scanned {
             diagnostics += page.scan.diagnostics
-            page.scan.references.removeAll { isOwnOutput($0.url) }
+            if let own = ownOutputPrefix { page.scan.references.removeAll { $0.url.string.hasPrefix(own) } }
             summary.references += page.scan.references.count
             if let base = page.scan.remoteBase, !page.scan.references.isEmpty, !config.output.publicPathIsAbsolute {
                 let why = "page has a remote <base href> (\(base.url)); its \(page.scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)"
@@ -211,9 +211,9 @@ public struct Build: Sendable {
 
     // MARK: Pieces
 
-    /// A reference to what imgbake itself wrote (a CDN `public_path` makes them look remote).
-    func isOwnOutput(_ url: RemoteURL) -> Bool {
-        configuration.output.publicPathIsAbsolute && url.string.hasPrefix(OutputNaming(publicPath: configuration.output.publicPath).publicPath)
+    /// With a CDN `public_path`, references to what imgbake itself wrote look remote: they start with this.
+    var ownOutputPrefix: String? {
+        configuration.output.publicPathIsAbsolute ? OutputNaming(publicPath: configuration.output.publicPath).publicPath : nil
     }
 
     /// Identifies this site and output in the cache's per-site state.
@@ -230,7 +230,7 @@ public struct Build: Sendable {
         let inPlaceRewritten = configuration.outputDirectory == nil && written != nil
         // Rewritten in place, the page is now what imgbake wrote: that is the source next time.
         let source = inPlaceRewritten ? written! : page.stamp
-        let hash = inPlaceRewritten ? (AtomicFile.read(configuration.site + "/" + page.scan.file.path).map { BlobID(of: $0).hex } ?? "") : page.hash
+        let hash = inPlaceRewritten ? BlobID(of: rewrite!.bytes!).hex : page.hash
         return PageState(
             path: page.scan.file.path, fingerprint: fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
             output: configuration.outputDirectory != nil ? written : nil, complete: complete,

@@ -71,7 +71,7 @@ public struct OutputSettings: Sendable {
     public init() {}
 
     /// True when `publicPath` is an absolute URL, which stays correct under a remote `<base href>`.
-    public var publicPathIsAbsolute: Bool { RemoteURL.resolve(publicPath).map { _ in publicPath.contains("://") } ?? false }
+    public var publicPathIsAbsolute: Bool { publicPath.contains("://") && RemoteURL.resolve(publicPath) != nil }
 }
 
 /// An output format of the variant set, in the order of preference.

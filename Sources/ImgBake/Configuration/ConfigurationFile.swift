@@ -67,11 +67,10 @@ struct Reader {
                 }
                 config.output.imagesDirectory = value
             case "public_path":
-                let value = try string(name, node)
-                guard value.hasPrefix("/") || RemoteURL.resolve(value) != nil && value.contains("://") else {
-                    throw fail(name, node, "must be a path starting with / or an http(s) URL, not \"\(value)\"")
+                config.output.publicPath = try string(name, node)
+                guard config.output.publicPath.hasPrefix("/") || config.output.publicPathIsAbsolute else {
+                    throw fail(name, node, "must be a path starting with / or an http(s) URL, not \"\(config.output.publicPath)\"")
                 }
-                config.output.publicPath = value
             case "markup": config.output.markup = try choice(name, node)
             case "markdown": config.output.markdown = try choice(name, node)
             case "sizes": config.output.sizes = try string(name, node)

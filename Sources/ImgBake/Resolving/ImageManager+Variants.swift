@@ -5,27 +5,22 @@ extension ImageManager {
     /// missing. A damaged original blob is fetched again (reported).
     nonisolated func load(_ url: RemoteURL, _ key: ImageKey) async -> Resolution {
         guard case .available(let record, let origin, let credits, let notes) = await original(url, key.original) else {
-            if case .failed(let failure) = await original(url, key.original) { return .failed(failure) }
-            return .failed(ImageFailure(reason: "unavailable", kind: .fetch(.final)))
+            return await original(url, key.original).failure
         }
         switch await variantSet(record, request: key.request) {
         case .success(let made):
-            return .resolved(image(record, made, origin: origin, credits: credits), notes: notes)
-        case .failure(.transform(let error)):
-            return .failed(ImageFailure(reason: error.description, kind: .transform))
-        case .failure(.store(let error)):
-            return .failed(ImageFailure(reason: "cannot store in the cache (\(error))", kind: .fetch(.final)))
+            return .resolved(image(record, url: url, made, origin: origin, credits: credits), notes: notes)
         case .failure(.originalDamaged(let why)):
             // Made again from a fresh download; the repair is reported with the image.
-            guard case .available(let again, let origin, let credits, var notes) = await refetchOriginal(url, key.original) else {
-                if case .failed(let failure) = await original(url, key.original) { return .failed(failure) }
-                return .failed(ImageFailure(reason: "unavailable", kind: .fetch(.final)))
-            }
+            let refetched = await refetchOriginal(url, key.original)
+            guard case .available(let again, let origin, let credits, var notes) = refetched else { return refetched.failure }
             notes.append("cache: the original \(why); fetched again")
             switch await variantSet(again, request: key.request) {
-            case .success(let made): return .resolved(image(again, made, origin: origin, credits: credits), notes: notes)
-            case .failure(let failure): return .failed(ImageFailure(reason: "\(failure)", kind: .transform))
+            case .success(let made): return .resolved(image(again, url: url, made, origin: origin, credits: credits), notes: notes)
+            case .failure(let failure): return failure.resolution
             }
+        case .failure(let failure):
+            return failure.resolution
         }
     }
 
@@ -51,6 +46,11 @@ extension ImageManager {
             case .transform(let error): error.description
             case .store(let error): "cannot store in the cache (\(error))"
             }
+        }
+
+        var resolution: Resolution {
+            if case .transform = self { return .failed(ImageFailure(reason: description, kind: .transform)) }
+            return .failed(ImageFailure(reason: description, kind: .fetch(.final)))
         }
     }
 
@@ -139,14 +139,15 @@ extension ImageManager {
 
     // MARK: Assembling
 
-    nonisolated func image(_ record: OriginalRecord, _ made: MadeVariants, origin: ResolutionOrigin, credits: Credits) -> ResolvedImage {
+    /// `url` names the files when the record's own URL (the first fetched under this key) cannot be read.
+    nonisolated func image(_ record: OriginalRecord, url: RemoteURL, _ made: MadeVariants, origin: ResolutionOrigin, credits: Credits) -> ResolvedImage {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         let formats = record.format == .svg ? [.svg] : plan.outputFormats(for: source, request: VariantRequest(widths: [], formats: OutputFormat.allCases))
         let ordered = made.variants.sorted {
             let a = formats.firstIndex(of: $0.format) ?? 0, b = formats.firstIndex(of: $1.format) ?? 0
             return a != b ? a < b : $0.width < $1.width
         }
-        return ResolvedImage(key: record.key, url: RemoteURL.resolve(record.url) ?? RemoteURL.resolve("https://invalid/")!,
+        return ResolvedImage(key: record.key, url: RemoteURL.resolve(record.url) ?? url,
                              source: source, originalBlob: record.blob, originalBytes: record.bytes, variants: ordered,
                              origin: origin, encoded: made.encoded, credits: credits, placeholder: made.placeholder)
     }

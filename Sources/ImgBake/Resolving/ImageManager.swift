@@ -112,6 +112,12 @@ public actor ImageManager {
 enum OriginalOutcome: Sendable {
     case available(OriginalRecord, origin: ResolutionOrigin, credits: Credits, notes: [String])
     case failed(ImageFailure)
+
+    /// The failure as a resolution (only meaningful for `.failed`).
+    var failure: Resolution {
+        if case .failed(let failure) = self { return .failed(failure) }
+        return .failed(ImageFailure(reason: "the original is available", kind: .fetch(.final)))
+    }
 }
 
 /// One variant set of one original.

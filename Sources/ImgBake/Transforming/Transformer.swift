@@ -96,10 +96,7 @@ public final class Transformer: Sendable {
     /// Decodes once and makes what `job` asks for, given the source's header.
     public func transform(_ bytes: ImageBuffer, format: ImageFormat,
                           job: @escaping @Sendable (SourceInfo) -> TransformJob) async throws -> TransformOutput {
-        try await pool.run { [limits] in
-            let inspection = try Self.inspect(bytes, format: format, limits: limits)
-            return try Self.run(job(inspection.info), on: bytes, inspection: inspection)
-        }
+        try await transform(loading: { bytes }, format: format, job: job)
     }
 
     /// Same, reading the source on the transform thread itself: the bytes exist only while this

@@ -38,25 +38,38 @@ func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 
                         now: { Date().timeIntervalSince1970 })
 }
 
-/// Runs the real `imgbake` binary.
+/// What a child process printed and how it ended.
 struct CommandResult {
     let status: Int32
     let stdout: String
     let stderr: String
 }
 
-/// Waits without blocking a cooperative thread: the output is drained on other threads and the
-/// continuation resumed from the termination handler (blocking calls here starved other tests).
+/// Runs the real `imgbake` binary.
 func runImgbake(_ arguments: [String], in directory: String? = nil) async throws -> CommandResult {
+    try await runProcess(Paths.binary, arguments, in: directory)
+}
+
+/// Runs a program (`/usr/bin/env` finds it by name) with stdout and stderr merged into `stdout`.
+func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws -> CommandResult {
+    try await runProcess("/usr/bin/env", arguments, in: directory, environment: environment, mergeStderr: true)
+}
+
+/// Waits without blocking a cooperative thread: the output is drained on other threads (with
+/// read(2), see `readAll`) and the continuation resumed from the termination handler; blocking calls
+/// here starved other tests.
+func runProcess(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String] = [:],
+                mergeStderr: Bool = false) async throws -> CommandResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Paths.binary)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
-    process.standardError = err
+    process.standardError = mergeStderr ? out : err
     final class Collected: @unchecked Sendable {
-        // Written by the two reader threads before `group` is left; read after `group.wait()`.
+        // Written by the reader threads before `group` is left; read after it is.
         var out = Data()
         var err = Data()
         let group = DispatchGroup()
@@ -64,9 +77,11 @@ func runImgbake(_ arguments: [String], in directory: String? = nil) async throws
     let collected = Collected()
     return try await withCheckedThrowingContinuation { continuation in
         collected.group.enter()
-        collected.group.enter()
         DispatchQueue.global().async { collected.out = readAll(out.fileHandleForReading); collected.group.leave() }
-        DispatchQueue.global().async { collected.err = readAll(err.fileHandleForReading); collected.group.leave() }
+        if !mergeStderr {
+            collected.group.enter()
+            DispatchQueue.global().async { collected.err = readAll(err.fileHandleForReading); collected.group.leave() }
+        }
         process.terminationHandler = { process in
             collected.group.notify(queue: .global()) {
                 continuation.resume(returning: CommandResult(
