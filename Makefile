@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
-        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev python3 python3-jsonschema \
+        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
         openssl curl make
 
 .PHONY: all deps build release demo test clean

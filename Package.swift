@@ -15,7 +15,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"4.0.0"),
     ],
     targets: [
         // C libraries, found through pkg-config; `providers` tells SwiftPM which Debian package to suggest.
@@ -26,6 +25,9 @@ let package = Package(
                        providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SHA-256 (blob ids, variant keys) from OpenSSL's libcrypto, already there wherever libcurl uses
+        // OpenSSL; swift-crypto would compile BoringSSL (363 C files) for two hash calls.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
 
         // Swift bindings: one owner type per C handle, errors drained at the call site.
@@ -35,6 +37,7 @@ let package = Package(
         .target(name: "CommonMark", dependencies: ["CCmarkGFM"]),
         .target(name: "Exif", dependencies: ["CExif"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "CShims"]),
+        .target(name: "Digest", dependencies: ["CCrypto"]),
 
         // The markup templates live at the top of the repository (Templates/) and are compiled in,
         // so the binary needs no files beside it; `templates_dir` can override them at run time.
@@ -44,15 +47,14 @@ let package = Package(
                             .embedInCode("img-attributes.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
-            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "ImgBakeTemplates", "CShims",
+            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims",
             .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "ImgBakeCLI", dependencies: [
             "ImgBake",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite"],
+        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "Curl"],
                     exclude: ["Fixtures"]),
     ]
 )

@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Foundation
 
 /// The SHA-256 of some bytes: the name of a blob. Identical bytes reached through different URLs are
@@ -12,13 +12,7 @@ public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     public init(of bytes: some Collection<UInt8>) {
-        var hasher = SHA256()
-        if let contiguous = bytes as? [UInt8] {
-            hasher.update(data: contiguous)
-        } else {
-            hasher.update(data: Array(bytes))
-        }
-        hex = Hex.lowercase(hasher.finalize())
+        hex = Hex.lowercase(SHA256.hash(bytes))
     }
 
     public var description: String { hex }

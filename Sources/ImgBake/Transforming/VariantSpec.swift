@@ -1,4 +1,4 @@
-import Crypto
+import Digest
 import Vips
 
 /// One output image to make from an original: width, format and encoder settings. Its canonical
@@ -25,7 +25,7 @@ public struct VariantSpec: Hashable, Sendable {
 
     public func key(original: BlobID) -> VariantKey {
         let text = "\(original.hex)|\(canonical)|\(Self.salt)"
-        return VariantKey(hex: Hex.lowercase(SHA256.hash(data: Array(text.utf8))))
+        return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
     }
 
     var encodeFormat: EncodeFormat {

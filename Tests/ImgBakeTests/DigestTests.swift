@@ -1,0 +1,40 @@
+import Digest
+import Testing
+@testable import ImgBake
+
+/// SHA-256 names every blob and variant in existing caches: a change of implementation must give the
+/// same digests, byte for byte, or every cache would silently go cold (or worse, mismatch).
+@Suite struct DigestTests {
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    ])
+    func knownVectors(input: String, digest: String) {
+        #expect(BlobID(of: Array(input.utf8)).hex == digest)
+    }
+
+    @Test func aMillionBytesFedInPiecesGiveTheOneShotDigest() {
+        let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        let hasher = SHA256()
+        for start in stride(from: 0, to: bytes.count, by: 65_537) {
+            hasher.update(bytes[start..<min(start + 65_537, bytes.count)])
+        }
+        let expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        #expect(Hex.lowercase(hasher.finalize()) == expected)
+        #expect(BlobID(of: bytes).hex == expected)
+        #expect(BlobID(of: bytes[...]).hex == expected) // a slice, hashed without a copy
+    }
+
+    /// The variant key of a known spec, as the swift-crypto build computed it (and Python's hashlib
+    /// agrees): `sha256("<original>|<canonical spec>|<salt>")`.
+    @Test func variantKeysArePinned() throws {
+        let original = BlobID(of: Array("abc".utf8))
+        let spec = VariantSpec(width: 480, format: .webp, quality: 80, effort: 4, animated: false, keepMetadata: [])
+        #expect(spec.canonical == "w=480;f=webp;q=80;e=4;anim=0;keep=")
+        let text = "\(original.hex)|\(spec.canonical)|\(VariantSpec.salt)"
+        #expect(spec.key(original: original).hex == Hex.lowercase(SHA256.hash(Array(text.utf8))))
+        if VariantSpec.salt == "imgbake-encoder-4;vips-8.14.1" {
+            #expect(spec.key(original: original).hex == "9acf6c1430aa13d4b4770c2a96a71f8cefab1a2ac38719cdd45901ffbaee6ce6")
+        }
+    }
+}
