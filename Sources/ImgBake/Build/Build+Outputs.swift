@@ -16,22 +16,33 @@ extension Build {
 
     /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page
     /// refers to, and (with `--out`) copies of files gone from the site. Files it did not place stay.
+    ///
+    /// "Refers to" is what every page of the site holds after this build, whatever path it took
+    /// (unchanged, rewritten, left with a failed image, changed while the build ran): `states` has one
+    /// per page. When one page could not be read, no image file is removed at all.
     func record(_ states: [PageState], previous: [String: PageState], inventory: SiteInventory,
-                        placedNow: [String: String], cache: ImageCache) async -> [Diagnostic] {
+                placedNow: [String: String], outputs: [OutputImage], images: ResolvedSet, cache: ImageCache) async -> [Diagnostic] {
         let root = stateRoot
         let config = configuration
         let present = Set(inventory.pages)
         let gone = previous.keys.filter { !present.contains($0) }
         let referenced = Set(states.flatMap { $0.images.map { config.output.imagesDirectory + "/" + $0 } })
+        let everyPageKnown = states.allSatisfy(\.imagesKnown) && Set(states.map(\.path)).isSuperset(of: present)
         let sitePaths = Set(inventory.pages + inventory.otherFiles)
+        let written = Set(outputs).compactMap { output in
+            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.description) }
+        }
         do {
             return try await cache.perform { index, _ in
                 try index.putPageStates(states, removing: gone, root: root)
+                try index.recordOutputs(written)
                 let placed = try index.placedFiles(root: root).merging(placedNow) { $1 }
                 var removed: [String] = []
                 let tree = OutputTree(site: config.site, output: config.outputRoot)
                 for (path, kind) in placed {
-                    let orphan = kind == "image" ? !referenced.contains(path) : (config.outputDirectory != nil && !sitePaths.contains(path))
+                    let orphan = kind == "image"
+                        ? everyPageKnown && !referenced.contains(path)
+                        : (config.outputDirectory != nil && !sitePaths.contains(path))
                     guard orphan else { continue }
                     tree.remove(path)
                     removed.append(path)

@@ -6,6 +6,8 @@ struct ScannedPage: Sendable {
     var scan: PageScan
     var hash: String
     var stamp: FileStamp
+    /// Files of the images folder the page already refers to (localised by an earlier build).
+    var ownImages: Set<String>
 }
 
 extension Build {
@@ -62,15 +64,17 @@ extension Build {
     }
 
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).
-    func scan(_ paths: [String], progress: BuildProgress? = nil) async -> [ScannedPage] {
+    /// A page that cannot be read is a warning naming it; the build goes on without it.
+    func scan(_ paths: [String], progress: BuildProgress? = nil) async -> (pages: [ScannedPage], unreadable: [Diagnostic]) {
         let config = configuration
-        return await withTaskGroup(of: (Int, ScannedPage?).self) { group in
-            var results = [ScannedPage?](repeating: nil, count: paths.count)
+        let publicPath = OutputNaming(publicPath: config.output.publicPath).publicPath
+        return await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
+            var results = [Result<ScannedPage, PageReadError>?](repeating: nil, count: paths.count)
             var next = 0
             func submit() {
                 let index = next
                 let path = paths[index]
-                group.addTask { (index, Self.scan(site: config.site, path: path)) }
+                group.addTask { (index, Self.scan(site: config.site, path: path, publicPath: publicPath)) }
                 next += 1
             }
             while next < min(paths.count, max(2, config.jobs * 2)) { submit() }
@@ -79,17 +83,39 @@ extension Build {
                 progress?.update { $0.pagesScanned += 1 }
                 if next < paths.count { submit() }
             }
-            return results.compactMap { $0 }
+            var pages: [ScannedPage] = []
+            var unreadable: [Diagnostic] = []
+            for case let result? in results {
+                switch result {
+                case .success(let page): pages.append(page)
+                case .failure(let problem):
+                    unreadable.append(Diagnostic(.warning, "cannot read the page: \(problem.reason); left as it is",
+                                                 at: SourceLocation(file: problem.path, line: 1, column: 1)))
+                }
+            }
+            return (pages, unreadable)
         }
     }
 
-    static func scan(site: String, path: String) -> ScannedPage? {
-        guard let kind = SourceFile.kind(forPath: path), let stamp = FileStamp.of(site + "/" + path),
-              let bytes = AtomicFile.read(site + "/" + path) else { return nil }
+    struct PageReadError: Error {
+        var path: String
+        var reason: String
+    }
+
+    static func scan(site: String, path: String, publicPath: String) -> Result<ScannedPage, PageReadError> {
+        guard let kind = SourceFile.kind(forPath: path) else { return .failure(PageReadError(path: path, reason: "not a page")) }
+        let bytes: [UInt8]
+        let stamp: FileStamp
+        do {
+            (bytes, stamp) = try AtomicFile.readWithStamp(site + "/" + path)
+        } catch {
+            return .failure(PageReadError(path: path, reason: error.reason))
+        }
         let file = SourceFile(path: path, kind: kind, bytes: bytes)
         var scan = kind == .html ? HTMLScanner.scan(file) : MarkdownScanner.scan(file)
         scan.file = SourceFile(path: path, kind: kind, bytes: [])
-        return ScannedPage(scan: scan, hash: BlobID(of: bytes).hex, stamp: stamp)
+        return .success(ScannedPage(scan: scan, hash: BlobID(of: bytes).hex, stamp: stamp,
+                                    ownImages: OwnImageReferences.fileNames(in: bytes, publicPath: publicPath)))
     }
 
     /// The page's bytes again, for rewriting, if they are still the ones scanned.

@@ -64,13 +64,15 @@ public struct Build: Sendable {
         }
         let fingerprint = BuildFingerprint.of(config, templates: renderer)
         let buildStart = now()
+        // One build at a time writes an output; `--check` writes nothing.
+        let outputLock = check ? nil : try await OutputLock(folder: config.outputRoot)
+        defer { _ = outputLock }
         // Shared: other builds may use the cache at the same time; `cache gc` waits for all of them.
         var lock: CacheLock? = try lockCache(.shared, wait: true)
         let resolver = try makeResolver()
         progress.watch(resolver.downloader)
         let root = stateRoot
         var summary = BuildSummary()
-        var diagnostics: [Diagnostic] = []
 
         // Which pages to read: those whose last build does not still hold.
         var skipped = [config.outputRoot + "/" + config.output.imagesDirectory]
@@ -79,7 +81,11 @@ public struct Build: Sendable {
         let previous = (try? await resolver.cache.perform { index, _ in try index.pageStates(root: root) }) ?? [:]
         let (unchanged, toRead) = await partition(inventory.pages, previous: previous, fingerprint: fingerprint, cache: resolver.cache)
         progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = unchanged.count }
-        let scanned = await scan(toRead, progress: progress)
+        let (scanned, unreadable) = await scan(toRead, progress: progress)
+        var diagnostics = unreadable
+        if let waited = outputLock?.waited, waited >= 0.5 {
+            diagnostics.append(Diagnostic(.note, "waited \(Int(waited.rounded())) s for another imgbake build writing \(config.outputRoot)"))
+        }
         summary.pagesScanned = scanned.count
         summary.pagesUnchanged = unchanged.count
 
@@ -160,18 +166,21 @@ public struct Build: Sendable {
                 states.append(state(of: page, rewrite: nil, written: nil, images: images, fingerprint: fingerprint))
             }
             states += unchanged
-            // A page that changed while the build ran keeps its last state (and the images it
-            // refers to stay), with `complete` off so the next build reads it.
+            // A page that changed while the build ran, or could not be read, keeps what it refers to
+            // now (and the images stay), with `complete` off so the next build reads it.
             let recorded = Set(states.map(\.path))
-            for page in scanned where !recorded.contains(page.scan.file.path) {
-                guard var last = previous[page.scan.file.path] else { continue }
-                last.complete = false
-                states.append(last)
+            for path in inventory.pages where !recorded.contains(path) {
+                states.append(unsettledState(path, previous: previous[path], fingerprint: fingerprint))
             }
             if config.outputDirectory != nil {
                 try mirror(inventory, states: states, placed: &placedNow)
             }
-            diagnostics += await record(states, previous: previous, inventory: inventory, placedNow: placedNow, cache: resolver.cache)
+            let unchangedPaths = Set(unchanged.map(\.path)) // their files were seen when they were partitioned
+            let healed = try await heal(states.filter { !unchangedPaths.contains($0.path) }, resolver: resolver, placed: &placedNow)
+            diagnostics += healed.diagnostics
+            summary.filesWritten += healed.written
+            diagnostics += await record(states, previous: previous, inventory: inventory, placedNow: placedNow,
+                                        outputs: rewrites.flatMap { $0?.outputs ?? [] }, images: images, cache: resolver.cache)
         }
 
         diagnostics += images.diagnostics(for: rewritable.map(\.page.scan))
@@ -223,6 +232,20 @@ public struct Build: Sendable {
         return site + "\n" + output
     }
 
+    /// The state of a page this build did not settle: what it refers to is read from the output as it
+    /// is now (so its image files stay), and it is read again next time.
+    private func unsettledState(_ path: String, previous: PageState?, fingerprint: String) -> PageState {
+        let live = (try? AtomicFile.readWithStamp(configuration.outputRoot + "/" + path)).map {
+            OwnImageReferences.fileNames(in: $0.0, publicPath: ownPublicPath)
+        }
+        var state = previous ?? PageState(path: path, fingerprint: fingerprint, sourceHash: "", size: -1, modified: -1,
+                                          output: nil, complete: false, keys: [], images: [], references: [])
+        state.complete = false
+        state.imagesKnown = live != nil
+        state.images = Array(Set(state.images).union(live ?? [])).sorted()
+        return state
+    }
+
     private func state(of page: ScannedPage, rewrite: PageRewrite?, written: FileStamp?, images: ResolvedSet, fingerprint: String) -> PageState {
         let references = page.scan.references
         let resolved = references.allSatisfy { images.image(for: $0.url) != nil }
@@ -235,9 +258,19 @@ public struct Build: Sendable {
             path: page.scan.file.path, fingerprint: fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
             output: configuration.outputDirectory != nil ? written : nil, complete: complete,
             keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.url]?.string })).sorted(),
-            images: Array(Set(rewrite?.outputs.map(\.fileName) ?? [])).sorted(),
+            images: Array(ownImages(page, rewrite: rewrite)).sorted(),
             references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description) })
     }
+
+    /// The image files the page refers to as it now is in the output: those of the bytes written, or
+    /// (not rewritten) of the source, whatever build localised them.
+    private func ownImages(_ page: ScannedPage, rewrite: PageRewrite?) -> Set<String> {
+        guard let rewrite, let bytes = rewrite.bytes else { return page.ownImages }
+        return OwnImageReferences.fileNames(in: bytes, publicPath: ownPublicPath).union(rewrite.outputs.map(\.fileName))
+    }
+
+    /// `public_path` as references to the images folder start (with a trailing slash).
+    var ownPublicPath: String { OutputNaming(publicPath: configuration.output.publicPath).publicPath }
 
     /// Diagnostics without a place first, then by file, line, column.
     static func order(_ a: Diagnostic, _ b: Diagnostic) -> Bool {

@@ -18,8 +18,11 @@ struct PageState: Sendable, Codable, Equatable {
     var complete: Bool
     /// Original keys of the remote images the page refers to (to check their freshness).
     var keys: [String]
-    /// Files in the images folder the page refers to.
+    /// Files in the images folder the page refers to, as it is in the output: the references of
+    /// every build that localised it, not only the last one's (these files are kept; the others go).
     var images: [String]
+    /// False when the page could not be read, so `images` may miss some: no image file is removed then.
+    var imagesKnown: Bool = true
     /// The references, for reports of pages that were not read again.
     var references: [RecordedReference]
 }
@@ -94,6 +97,36 @@ extension CacheIndex {
                 }
                 for path in removed { try db.query("DELETE FROM placed WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }
+        }
+    }
+}
+
+/// A file a build wrote into an images folder: which blob it holds and which image it came from.
+struct OutputRecord: Sendable, Equatable {
+    var name: String
+    var blob: BlobID
+    var key: OriginalKey
+    var url: String
+}
+
+extension CacheIndex {
+    func recordOutputs(_ records: [OutputRecord]) throws {
+        try database.withLock { db in
+            try db.transaction {
+                for r in records {
+                    try db.query("INSERT OR REPLACE INTO outputs (name, blob, key, url) VALUES (?, ?, ?, ?)",
+                                 [.text(r.name), .text(r.blob.hex), .text(r.key.string), .text(r.url)])
+                }
+            }
+        }
+    }
+
+    func output(named name: String) throws -> OutputRecord? {
+        try database.withLock { db in
+            guard let row = try db.query("SELECT name, blob, key, url FROM outputs WHERE name = ?", [.text(name)]).first,
+                  let blob = row[1].string.flatMap(BlobID.init(hex:)), let key = row[2].string, let url = row[3].string
+            else { return nil }
+            return OutputRecord(name: name, blob: blob, key: OriginalKey(key), url: url)
         }
     }
 }

@@ -23,14 +23,15 @@ public struct SiteScan: Sendable {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
         let pages = SiteInventory.walk(site, skipping: []).pages
-        let scans = await Build(config).scan(pages).map(\.scan)
+        let (scanned, unreadable) = await Build(config).scan(pages)
+        let scans = scanned.map(\.scan)
         return SiteScan(
             entries: scans.flatMap { scan in
                 scan.references.map {
                     Entry(file: $0.location.file, line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description)
                 }
             },
-            diagnostics: scans.flatMap(\.diagnostics))
+            diagnostics: unreadable + scans.flatMap(\.diagnostics))
     }
 
     public func json() -> String {

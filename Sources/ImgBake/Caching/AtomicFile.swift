@@ -69,6 +69,38 @@ enum AtomicFile {
         return Int(info.st_size)
     }
 
+    struct ReadError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "cannot read \(path): \(reason)" }
+    }
+
+    /// A regular file's bytes and the size and time they were read at (from the open descriptor, so
+    /// the two agree). A FIFO, socket or device is refused without blocking on it.
+    static func readWithStamp(_ path: String) throws(ReadError) -> ([UInt8], FileStamp) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ReadError(path: path, reason: "not a regular file") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while true {
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count / 2))) }
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ReadError(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        bytes.removeSubrange(filled...)
+        let stamp = FileStamp(size: filled, modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return (bytes, stamp)
+    }
+
     static func read(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return [UInt8](data)

@@ -55,10 +55,12 @@ extension CacheIndex {
         }
     }
 
-    /// Removes every row.
+    /// Removes every cached image, failure and page state. What builds placed in their outputs
+    /// (`placed`, `outputs`) stays: it is what lets the next build remove the files no page uses any
+    /// more, and write again a file a page still uses; without it those files would stay for ever.
     public func removeEverything() throws {
         try database.withLock { db in
-            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages; DELETE FROM placed;")
+            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages;")
         }
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Mutex<Database>
-    static let schemaVersion = 3
+    static let schemaVersion = 4
 
     public init(path: String) throws {
         let db = try Database(path: path)
@@ -24,6 +24,7 @@ public final class CacheIndex: Sendable {
                 if version < 1 { try Self.createVersion1(db) }
                 if version < 2 { try Self.migrateToVersion2(db) }
                 if version < 3 { try Self.migrateToVersion3(db) }
+                if version < 4 { try Self.migrateToVersion4(db) }
             }
         }
         database = Mutex(db)
@@ -38,6 +39,16 @@ public final class CacheIndex: Sendable {
             CREATE TABLE IF NOT EXISTS placed (
                 root TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (root, path));
             PRAGMA user_version = 3;
+            """)
+    }
+
+    /// Version 4: every file a build wrote into an images folder, by name, with the blob it holds and
+    /// the image it came from, so that a page whose image file went missing can have it written again.
+    private static func migrateToVersion4(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS outputs (
+                name TEXT PRIMARY KEY, blob TEXT NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL);
+            PRAGMA user_version = 4;
             """)
     }
 

@@ -121,6 +121,7 @@ public enum CacheMaintenance {
     }
 
     /// Removes every blob and row.
+    /// Empties the cache of images (see `CacheIndex.removeEverything` for what stays).
     public static func clean(_ cache: ImageCache) throws {
         try cache.index.removeEverything()
         for (blob, _) in blobFiles(cache.blobs) { cache.blobs.remove(blob) }

@@ -1,0 +1,69 @@
+/// The files of the images folder a page refers to: every URL in its bytes that starts with the
+/// public path (`/_img/`, or a CDN URL) at the start of a URL, followed by a file name.
+///
+/// This is what decides which image files are still in use, so it errs on the side of keeping: it
+/// reads raw bytes rather than parsed markup (a mention in a code block or a comment keeps a file),
+/// and it sees references whatever way they got into the page (rewritten this build, by an earlier
+/// build, by another build at the same time, or written by hand).
+public enum OwnImageReferences {
+    /// File names (no folder) referred to by `bytes`.
+    public static func fileNames(in bytes: [UInt8], publicPath: String) -> Set<String> {
+        let prefix = Array(publicPath.utf8)
+        guard let first = prefix.first, bytes.count > prefix.count else { return [] }
+        var names = Set<String>()
+        var index = 0
+        let last = bytes.count - prefix.count
+        while index <= last {
+            // A cheap first-byte check before comparing the whole prefix.
+            guard bytes[index] == first else { index += 1; continue }
+            guard startsURL(bytes, at: index), bytes[index..<index + prefix.count].elementsEqual(prefix) else {
+                index += 1
+                continue
+            }
+            var end = index + prefix.count
+            while end < bytes.count, isFileNameByte(bytes[end]) { end += 1 }
+            // A trailing dot ends a sentence, not a name.
+            while end > index + prefix.count, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            if end > index + prefix.count {
+                names.insert(String(decoding: bytes[index + prefix.count..<end], as: UTF8.self))
+            }
+            index = end
+        }
+        return names
+    }
+
+    /// `https://example.com/_img/x.jpg` is not a reference to `/_img/x.jpg`: a URL starts after a
+    /// quote, a space, `(`, `=`, `,`, `<`, `>`, or at the start of the file.
+    private static func startsURL(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index > 0 else { return true }
+        switch bytes[index - 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: "="), UInt8(ascii: ","),
+             UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "["), UInt8(ascii: "`"):
+            return true
+        default:
+            return bytes[index - 1].isHTMLSpace
+        }
+    }
+
+    /// Output names are `<stem>-<hash>-<width>.<ext>`: ASCII letters, digits, `-`, `_` and `.`.
+    private static func isFileNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// True for names imgbake gives its files: `<stem>-<10 hex digits>[-<width>].<ext>`.
+    public static func isOutputName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[1].isEmpty else { return false }
+        let fields = parts[0].split(separator: "-")
+        guard fields.count >= 2 else { return false }
+        let hex = { (s: Substring) in s.count == 10 && s.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
+        if hex(fields[fields.count - 1]) { return true } // an SVG without a width
+        return fields.count >= 3 && hex(fields[fields.count - 2]) && fields[fields.count - 1].allSatisfy(\.isNumber)
+    }
+}

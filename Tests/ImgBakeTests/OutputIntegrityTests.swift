@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+@testable import ImgBake
+
+/// The promise behind every build that deletes or overwrites files: after any build, every local
+/// image reference in the output resolves to an existing file, and the output is what a clean build of
+/// the same sources would give. Checked over the whole state space of page state × image state ×
+/// mode × repeated runs × `cache clean`, not along one path.
+@Suite struct OutputIntegrityTests {
+    /// The case that once emptied `_img/` of a live site: one good and one broken image, in place, twice.
+    @Test func aPageWithOneBrokenImageKeepsItsGoodImagesWhenBuiltAgainInPlace() async throws {
+        let world = try World()
+        world.site.page("p.html", "<img src=\"\(world.url("a.png"))\" alt=a><img src=\"\(world.url("missing.jpg"))\" alt=b>")
+        _ = try await world.build(.inPlace)
+        let files = world.site.folder.files(under: "site/_img")
+        #expect(files.count >= 2)
+        let second = try await world.build(.inPlace)
+        #expect(world.site.folder.files(under: "site/_img") == files)
+        #expect(second.summary.filesWritten == 0)
+        try world.expectEveryReferenceResolves(.inPlace)
+    }
+
+    /// Image files removed behind imgbake's back (by hand, by a deploy step, by a concurrent build of
+    /// an older version) are written again from the cache, with no request.
+    @Test(arguments: [Mode.inPlace, .out])
+    func missingImageFilesOfALocalisedPageAreWrittenAgainFromTheCache(mode: Mode) async throws {
+        let world = try World()
+        world.site.page("p.html", "<img src=\"\(world.url("a.png"))\" alt=a>")
+        world.site.page("q.md", "![b](\(world.url("b.jpg")))\n")
+        _ = try await world.build(mode)
+        let folder = world.root(mode) + "/_img"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        for file in files { unlink(folder + "/" + file) }
+        try await world.origin.reset()
+        let again = try await world.build(mode)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == files)
+        #expect(try await world.origin.stats().requests_total == 0)
+        // In place the pages are already localised: the files come back through healing. With `--out`
+        // the sources still name the remote images and the pages are simply built again.
+        #expect(again.diagnostics.contains { $0.message.contains("missing image file(s) again") } == (mode == .inPlace))
+        try world.expectEveryReferenceResolves(mode)
+    }
+
+    /// With the blobs gone from the cache too, the image is fetched and made again: the same bytes give
+    /// the same file.
+    @Test func missingImageFilesAreMadeAgainWhenTheCacheLostTheirBlobs() async throws {
+        let world = try World()
+        world.site.page("p.html", "<img src=\"\(world.url("a.png"))\" alt=a>")
+        _ = try await world.build(.inPlace)
+        let folder = world.site.site + "/_img"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        for file in files { unlink(folder + "/" + file) }
+        try FileManager.default.removeItem(atPath: world.site.cache + "/blobs")
+        _ = try await world.build(.inPlace)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == files)
+        try world.expectEveryReferenceResolves(.inPlace)
+    }
+
+    /// A page that refers to a missing file imgbake cannot make again gets a warning at the reference.
+    @Test func anUnrecoverableMissingFileIsAWarningAtItsReference() async throws {
+        let world = try World()
+        world.site.page("p.html", "<p>x</p>\n<img src=\"/_img/gone-0123456789-480.webp\" alt=x>")
+        let result = try await world.build(.inPlace)
+        let warning = try #require(result.diagnostics.first { $0.message.contains("gone-0123456789-480.webp") })
+        #expect(warning.location == ImgBake.SourceLocation(file: "p.html", line: 2, column: 11))
+        #expect(result.exitCode == 0)
+    }
+
+    /// Four `imgbake build` processes on one site at once (each with its own cache, the worst case):
+    /// they take turns, all succeed, and every reference resolves. Once, three of them removed every
+    /// image file the first one wrote.
+    @Test func concurrentInPlaceBuildsOfOneSiteLeaveEveryReferenceResolved() async throws {
+        let world = try World()
+        for n in 0..<12 {
+            world.site.page("p\(n).html", "<img src=\"\(world.url(World.images[n % 4]))\" alt=x><img src=\"\(world.url("gone\(n % 3).png"))\" alt=y>")
+        }
+        let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+            for n in 0..<4 {
+                group.addTask {
+                    try await runImgbake(["build", world.site.site, "--cache-dir", world.site.cache + "\(n)",
+                                          "--connect-to", world.origin.connectTo, "--quiet"])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
+        #expect(!results.contains { $0.stderr.contains("changed while imgbake was running") })
+        try world.expectEveryReferenceResolves(.inPlace)
+        #expect(world.imageFiles(under: world.site.site) == world.referencedFiles(.inPlace))
+    }
+
+    // MARK: The state space
+
+    enum PageEvent: String, CaseIterable, Sendable { case unchanged, edited, partlyFailed, fullyFailed, deleted }
+    enum ImageEvent: String, CaseIterable, Sendable { case fresh, stale, changedUpstream }
+
+    static let space: [(Mode, PageEvent, ImageEvent, Bool)] = Mode.allCases.flatMap { mode in
+        PageEvent.allCases.flatMap { page in
+            ImageEvent.allCases.flatMap { image in [false, true].map { (mode, page, image, $0) } }
+        }
+    }
+
+    /// Build once; then change one page and one image; build three more times (with or without
+    /// `cache clean` before each). After every build, every reference resolves and the output equals a
+    /// clean build of the same sources.
+    @Test(arguments: space)
+    func everyBuildLeavesEveryReferenceResolvedAndEqualsACleanBuild(mode: Mode, page: PageEvent, image: ImageEvent, cleanBetween: Bool) async throws {
+        let world = try World()
+        world.site.page("p0.html", world.page([("a.png", "a"), ("b.jpg", "b")]))
+        world.site.page("p1.html", world.page([("c.png", "c"), ("missing.png", "m")]))
+        world.site.page("notes/p2.md", "# Notes\n\n![b](\(world.url("b.jpg")))\n\n![a][ref]\n\n[ref]: \(world.url("a.png"))\n")
+        try await world.buildAndCheck(mode)
+
+        switch page {
+        case .unchanged: break
+        case .edited: world.site.page("p0.html", world.page([("a.png", "a2"), ("c.png", "c")]))
+        case .partlyFailed: world.site.page("p0.html", world.page([("a.png", "a"), ("gone.jpg", "g")]))
+        case .fullyFailed: world.site.page("p0.html", world.page([("gone.jpg", "g"), ("lost.png", "l")]))
+        case .deleted: try FileManager.default.removeItem(atPath: world.site.site + "/p0.html")
+        }
+        switch image {
+        case .fresh: break
+        case .stale: world.advance(days: 8)
+        case .changedUpstream:
+            world.replace("a.png", with: "d.png")
+            world.advance(days: 8)
+        }
+        for _ in 0..<3 {
+            if cleanBetween { try CacheMaintenance.clean(try ImageCache(directory: world.site.cache)) }
+            try await world.buildAndCheck(mode)
+        }
+    }
+}
+
+/// Where pages are written: the site itself, or `--out`.
+enum Mode: String, CaseIterable, Sendable { case inPlace, out }
+
+/// A site, an origin serving a folder of small real images the test can change, and a clock.
+final class World: @unchecked Sendable {
+    static let images = ["a.png", "b.jpg", "c.png", "d.png"]
+    let site = TestSite()
+    let origin: Origin
+    let served: String
+    private var offset: Double = 0
+
+    init() throws {
+        served = site.folder.path + "/served"
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let sources = ["a.png": "colour/two-colours.png", "b.jpg": "metadata/camera.jpg", "c.png": "colour/diagram.png",
+                       "d.png": "colour/p3.png"]
+        for (name, fixture) in sources { FileManager.default.createFile(atPath: served + "/" + name, contents: Data(Paths.fixture(fixture))) }
+        origin = try Origin(root: served)
+    }
+
+    func url(_ name: String) -> String { origin.url("img/" + name) }
+
+    func page(_ images: [(String, String)]) -> String {
+        "<!doctype html>\n<title>t</title>\n" + images.map { "<p><img src=\"\(url($0.0))\" alt=\"\($0.1)\"></p>\n" }.joined()
+    }
+
+    /// From now on the origin serves `other`'s bytes as `name` (a new ETag: a changed upstream image).
+    func replace(_ name: String, with other: String) {
+        let bytes = FileManager.default.contents(atPath: served + "/" + other)!
+        FileManager.default.createFile(atPath: served + "/" + name, contents: bytes)
+    }
+
+    func advance(days: Double) { offset += days * 86_400 }
+
+    var clock: @Sendable () -> Double {
+        let offset = self.offset
+        return { Date().timeIntervalSince1970 + offset }
+    }
+
+    func root(_ mode: Mode) -> String { mode == .inPlace ? site.site : site.out }
+
+    func configuration(_ mode: Mode, site folder: String? = nil, out: String? = nil, cache: String? = nil) -> Configuration {
+        var config = site.configuration(origin: origin, out: mode == .out)
+        if let folder { config.site = folder }
+        if mode == .out, let out { config.outputDirectory = out }
+        if let cache { config.cache.directory = cache }
+        config.fetch.retries = 0
+        return config
+    }
+
+    func build(_ mode: Mode) async throws -> BuildResult {
+        try await Build(configuration(mode), now: clock).run()
+    }
+
+    /// A build, then the property: every reference resolves, and a clean build (fresh cache, fresh
+    /// output) of the same sources at the same moment gives the same pages and, with `--out`, the same
+    /// image files.
+    func buildAndCheck(_ mode: Mode, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        // The sources this build starts from (in place, the site as it is now, images folder included).
+        let before = TemporaryFolder()
+        try FileManager.default.copyItem(atPath: site.site, toPath: before.path + "/site")
+        let result = try await build(mode)
+        #expect(result.exitCode == 0, sourceLocation: sourceLocation)
+        try expectEveryReferenceResolves(mode, sourceLocation: sourceLocation)
+
+        let cleanOut = before.path + "/out"
+        let reference = try await Build(configuration(mode, site: before.path + "/site", out: cleanOut, cache: before.path + "/cache"), now: clock).run()
+        #expect(reference.exitCode == 0, sourceLocation: sourceLocation)
+        let cleanRoot = mode == .inPlace ? before.path + "/site" : cleanOut
+        #expect(pages(under: root(mode)) == pages(under: cleanRoot), "pages differ from a clean build", sourceLocation: sourceLocation)
+        if mode == .out {
+            #expect(imageFiles(under: root(mode)) == imageFiles(under: cleanRoot), "image files differ from a clean build",
+                    sourceLocation: sourceLocation)
+        } else {
+            // In place, files from before stay when a page still uses them; none that imgbake wrote and
+            // no page uses remain.
+            #expect(imageFiles(under: root(mode)) == referencedFiles(mode), sourceLocation: sourceLocation)
+        }
+    }
+
+    func expectEveryReferenceResolves(_ mode: Mode, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let folder = root(mode)
+        for (page, names) in references(under: folder) {
+            for name in names {
+                #expect(FileManager.default.fileExists(atPath: folder + "/_img/" + name), "\(page) refers to missing /_img/\(name)",
+                        sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// `/_img/<name>` in every page, found with a pattern of the test's own (not imgbake's scanner).
+    func references(under folder: String) -> [String: Set<String>] {
+        let pattern = try! NSRegularExpression(pattern: "/_img/([A-Za-z0-9._-]+)")
+        var found: [String: Set<String>] = [:]
+        for (path, text) in pages(under: folder) {
+            let range = NSRange(text.startIndex..., in: text)
+            found[path] = Set(pattern.matches(in: text, range: range).map { String(text[Range($0.range(at: 1), in: text)!]) })
+        }
+        return found
+    }
+
+    func referencedFiles(_ mode: Mode) -> Set<String> { references(under: root(mode)).values.reduce(into: []) { $0.formUnion($1) } }
+
+    func pages(under folder: String) -> [String: String] {
+        var pages: [String: String] = [:]
+        for path in FileManager.default.subpaths(atPath: folder) ?? [] where path.hasSuffix(".html") || path.hasSuffix(".md") {
+            pages[path] = String(decoding: FileManager.default.contents(atPath: folder + "/" + path) ?? Data(), as: UTF8.self)
+        }
+        return pages
+    }
+
+    func imageFiles(under folder: String) -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: folder + "/_img")) ?? [])
+    }
+}
