@@ -42,13 +42,82 @@ import Testing
         ("[t]\n[t]\n", 2, "table [t] is defined twice"),
         ("a = \"open\n", 1, "unterminated string"),
         ("a = bare\n", 1, "not a valid value: bare (strings need quotes)"),
-        ("a = 1979-05-27\n", 1, "dates and times are not supported here: 1979-05-27"),
-        ("[[t]]\n", 1, "arrays of tables ([[...]]) are not supported"),
+        ("a = 1979-02-29\n", 1, "not a valid date or time: 1979-02-29"),
+        ("[[t]]\nx = 1\n\n[t]\n", 4, "[t] is already an array of tables ([[t]])"),
+        ("[a]\nb.c = 1\n[a.b]\n", 3, "table [a.b] is already defined by dotted keys (a.b.key = ...)"),
+        ("a = { b = 1 }\na.c = 2\n", 2, "a is already a value, not a table"),
+        ("a = \"\\x41\"\n", 1, #"unknown escape \x; the escapes are \b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX"#),
+        ("a = 1\r\nb = \"x\ry\"\r\n", 2, #"a carriage return (U+000D) without a line feed is not allowed in a string (write it as an escape, such as \u000D)"#),
+        ("a = 1\n# \u{7}\n", 2, "control character U+0007 is not allowed in a comment"),
+        ("a = 0x_1\n", 1, "not a valid number: 0x_1"),
+        ("a = 9223372036854775808\n", 1, "integer out of range (64-bit): 9223372036854775808"),
+        ("a = \"\"\"\nnever closed\n", 1, "unterminated multi-line string"),
+        ("a = [\n  1,\n", 1, "unterminated array: no ] before the end of the file"),
         ("a = [1 2]\n", 1, "expected , or ] in an array, found '2'"),
         ("a = 1 b = 2\n", 1, "expected the end of the line, found 'b'"),
     ])
     func errorsNameTheLine(text: String, line: Int, message: String) {
         #expect(throws: TOMLError(line: line, message: message)) { try TOMLParser.parse(text) }
+    }
+
+    @Test func invalidUTF8IsAnErrorNotAReplacementCharacter() throws {
+        #expect(throws: TOMLError(line: 2, message: "the file is not valid UTF-8 here")) {
+            try TOMLParser.parse(Array("a = 1\nb = \"".utf8) + [0xC3, 0x22, 0x0A])
+        }
+        // A byte order mark may open the file (Windows editors write one).
+        #expect(try TOMLParser.parse([0xEF, 0xBB, 0xBF] + Array("a = 1\n".utf8))["a"]?.value == .integer(1))
+    }
+
+    @Test func datesAndTimes() throws {
+        let root = try TOMLParser.parse("""
+        offset = 1979-05-27T00:32:00.999999-07:00
+        space = 1979-05-27 07:32:00Z
+        local = 1979-05-27T07:32:00
+        date = 1979-05-27
+        time = 00:32:00.5
+        """)
+        typealias Time = TOMLDateTime.Time
+        let day = TOMLDateTime.Date(year: 1979, month: 5, day: 27)
+        #expect(root["offset"]?.value == .dateTime(TOMLDateTime(date: day, time: Time(hour: 0, minute: 32, second: 0, nanosecond: 999_999_000), offset: -420)))
+        #expect(root["space"]?.value == .dateTime(TOMLDateTime(date: day, time: Time(hour: 7, minute: 32, second: 0, nanosecond: 0), offset: 0)))
+        #expect(root["local"]?.value == .dateTime(TOMLDateTime(date: day, time: Time(hour: 7, minute: 32, second: 0, nanosecond: 0))))
+        #expect(root["date"]?.value == .dateTime(TOMLDateTime(date: day)) && root["date"]?.line == 4)
+        #expect(root["time"]?.value == .dateTime(TOMLDateTime(time: Time(hour: 0, minute: 32, second: 0, nanosecond: 500_000_000))))
+    }
+
+    @Test func arraysOfTablesKeepTheLineOfEachHeader() throws {
+        let root = try TOMLParser.parse("""
+        [[fruit]]
+        name = "apple"
+
+        [[fruit.variety]]
+        name = "red delicious"
+
+        [[fruit]]
+        name = "banana"
+        """)
+        guard case .array(let fruit) = root["fruit"]?.value, fruit.count == 2, case .table(let apple) = fruit[0].value,
+              case .table(let banana) = fruit[1].value, case .array(let varieties) = apple["variety"]?.value else {
+            Issue.record("not read as arrays of tables: \(root)")
+            return
+        }
+        #expect(root["fruit"]?.line == 1 && fruit.map(\.line) == [1, 7] && varieties.map(\.line) == [4])
+        #expect(apple["name"]?.value == .string("apple") && banana["name"]?.value == .string("banana") && banana["variety"] == nil)
+    }
+
+    @Test func stringsAsTOML1WritesThem() throws {
+        let root = try TOMLParser.parse(#"""
+        joined = """
+        The quick \
+            brown fox."""
+        quotes = """He said "hi"."""" # the first of four quotes belongs to the string
+        raw = '''It's "raw" \n'''
+        escapes = "\b\f\U0001F600"
+        """#)
+        #expect(root["joined"]?.value == .string("The quick brown fox."))
+        #expect(root["quotes"]?.value == .string(#"He said "hi".""#))
+        #expect(root["raw"]?.value == .string(#"It's "raw" \n"#))
+        #expect(root["escapes"]?.value == .string("\u{8}\u{C}\u{1F600}"))
     }
 }
 
@@ -152,6 +221,9 @@ import Testing
         ("[outptu]\n", "1: error: outptu: unknown key (did you mean output?); known here: output, images, fetch, cache, build"),
         ("[output]\npublic_path = \"_img\"\n", "2: error: output.public_path: must be a path starting with / or an http(s) URL, not \"_img\""),
         ("[fetch]\nconcurrency = 8\nconcurrency = 9\n", "3: error: concurrency is set twice"),
+        ("[fetch]\nttl = 2024-01-01\n", "2: error: fetch.ttl: expected a duration such as \"30s\", found a date or time"),
+        ("[images]\nwidths = [480]\n\n[[images.quality]]\nwebp = 80\n", "4: error: images.quality: expected a table, found an array"),
+        ("[output]\nmarkup = \"picture\"\n[output]\n", "3: error: table [output] is defined twice"),
     ])
     func errorsNameTheFileLineAndKey(text: String, expected: String) {
         do {

@@ -22,7 +22,7 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: path, line: 0, key: "", message: "cannot read the configuration file")
         }
         let root: [String: TOMLNode]
-        do { root = try TOMLParser.parse(String(decoding: data, as: UTF8.self)) } catch {
+        do { root = try TOMLParser.parse([UInt8](data)) } catch {
             throw ConfigurationError(file: path, line: error.line, key: "", message: error.message)
         }
         let folder = (path as NSString).deletingLastPathComponent
