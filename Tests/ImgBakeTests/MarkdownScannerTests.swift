@@ -44,6 +44,14 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         #expect(scan.markdownImages.map(\.reference) == [0, 0, 0, 1])
     }
 
+    @Test func definitionLabelsSpanningLines() {
+        // Spec example 543, with an image.
+        let (refs, scan) = scanMarkdown("[Foo\n  bar]: https://a.test/url.png\n\n![Baz][Foo bar]\n")
+        #expect(refs.map(\.raw) == ["https://a.test/url.png"])
+        #expect(refs.map(\.kind) == [.markdownDefinition])
+        #expect(scan.diagnostics.isEmpty)
+    }
+
     @Test func nothingInCodeSpansFencedOrIndentedCodeOrEscaped() {
         let (refs, _) = scanMarkdown("""
         `![span](https://a.test/span.jpg)` and \\![escaped](https://a.test/esc.jpg)
