@@ -1,3 +1,4 @@
+import CommonMark
 import Testing
 @testable import ImgBake
 
@@ -54,5 +55,31 @@ import Testing
         folder.write("picture.mustache", "<div class=\"pic\">{{{img}}}</div>\n")
         let renderer = try MarkupRenderer(templatesDirectory: folder.path)
         #expect(renderer.render("picture", ["img": "<img>"]) == "<div class=\"pic\"><img></div>")
+    }
+}
+
+/// Markdown pages rewritten end to end (scan, rewrite, render with cmark-gfm) without network.
+@Suite struct MarkdownRewritingTests {
+    func rewrite(_ markdown: String) throws -> (scan: PageScan, rewrite: PageRewrite, expected: String, actual: String) {
+        let offline = OfflineRewrite()
+        let bytes = Array(markdown.utf8)
+        let scan = MarkdownScanner.scan(SourceFile(path: "post.md", kind: .markdown, bytes: bytes))
+        let rewrite = try offline.rewrite(scan)
+        return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map(offline.localPath) },
+                MarkdownParser.html(rewrite.bytes ?? bytes))
+    }
+
+    @Test(arguments: [
+        // Spec example 535 with its second link made an image: the definition also serves a link.
+        "[foo *bar [baz][ref]*]![ref]\n\n[ref]: https://a.test/uri.png\n",
+        // A thumbnail that links to its original, each kind of reference.
+        "[![photo][img]][img] [![Img][]][img] [![img]][img]\n\n[img]: https://a.test/p.jpg 'Say \"&amp;\" \\\\ | &#10;'\n",
+    ])
+    func aDefinitionThatAlsoServesALinkIsLeftToTheLink(markdown: String) throws {
+        let (scan, rewrite, expected, actual) = try rewrite(markdown)
+        #expect(actual == expected)
+        #expect(scan.diagnostics.isEmpty && rewrite.diagnostics.isEmpty)
+        #expect(scan.references.allSatisfy { $0.kind == .markdownImage })
+        #expect(rewrite.bytes == (try OfflineRewrite().splicedByHand(scan)))
     }
 }

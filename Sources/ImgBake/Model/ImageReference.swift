@@ -23,6 +23,9 @@ public struct ImageReference: Sendable {
         case srcsetValue(quote: UInt8?, candidates: [SrcsetCandidate], index: Int)
         /// A Markdown link destination; `angle` when written as `<...>`.
         case markdownDestination(angle: Bool)
+        /// The `]`, `][]` or `][label]` of a reference-style Markdown image whose definition may also serve
+        /// a link: replaced by `](url "title")`, so the link keeps its URL.
+        case markdownInlinedReference(title: String?)
     }
 
     public var kind: Kind

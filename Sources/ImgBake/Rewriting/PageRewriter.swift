@@ -88,6 +88,8 @@ public struct PageRewriter: Sendable {
                 edits.append(Edit(reference.range, ReplacementText.attribute(url, quote: quote)))
             case .markdownDestination(let angle):
                 edits.append(Edit(reference.range, ReplacementText.markdownDestination(url, angle: angle)))
+            case .markdownInlinedReference(let title):
+                edits.append(Edit(reference.range, ReplacementText.markdownInlinedReference(url, title: title)))
             case .srcsetValue(let quote, let candidates, let candidateIndex):
                 srcsetGroups[reference.range, default: (quote, candidates, [:])].replaced[candidateIndex] = url
             }

@@ -1,0 +1,43 @@
+@testable import ImgBake
+
+/// Rewrites a scanned page without network or cache: every remote URL resolves to a made-up PNG
+/// (one variant, 100 px wide, its blob named after the URL), so the local path each URL must get is
+/// known in advance.
+struct OfflineRewrite {
+    var output = OutputSettings()
+    let images = ImageSettings()
+
+    func image(_ url: RemoteURL) -> ResolvedImage {
+        let blob = BlobID(of: Array(url.string.utf8))
+        let spec = VariantSpec(width: 100, format: .png, quality: 0, effort: 0, animated: false, keepMetadata: [])
+        let variant = StoredVariant(spec: spec, key: spec.key(original: blob), blob: blob, format: .png,
+                                    width: 100, height: 100, bytes: 1)
+        return ResolvedImage(key: OriginalKey(url.string), url: url, source: SourceInfo(format: .png, width: 100, height: 100, pages: 1),
+                             originalBlob: blob, originalBytes: 1, variants: [variant], origin: .cached, encoded: 0,
+                             credits: Credits(), placeholder: nil)
+    }
+
+    /// The path a page must now use for `url`.
+    func localPath(_ url: RemoteURL) -> String {
+        let image = image(url)
+        return OutputNaming(publicPath: output.publicPath).url(image.variants[0], of: image)
+    }
+
+    func rewrite(_ scan: PageScan) throws -> PageRewrite {
+        let rewriter = PageRewriter(output: output, images: images, renderer: try MarkupRenderer())
+        let request = VariantPlan(settings: images).defaultRequest
+        return rewriter.rewrite(scan, requests: scan.references.map { _ in request }, images: image)
+    }
+
+    /// The page's bytes with every reference's range replaced by its local path (or, for a reference
+    /// image given its own destination, by `](path "title")`): what a one-for-one rewrite must
+    /// produce, every other byte kept.
+    func splicedByHand(_ scan: PageScan) throws -> [UInt8] {
+        try Splicer.apply(scan.references.map { reference in
+            if case .markdownInlinedReference(let title) = reference.syntax {
+                return Edit(reference.range, ReplacementText.markdownInlinedReference(localPath(reference.url), title: title))
+            }
+            return Edit(reference.range, localPath(reference.url))
+        }, to: scan.file.bytes)
+    }
+}
