@@ -23,10 +23,6 @@ import Testing
         #expect(ReplacementText.markdownDestination("/a.jpg", angle: true) == "/a.jpg")
     }
 
-    @Test func srcsetSerialisationKeepsDescriptors() {
-        #expect(SrcsetParser.serialize([("/a.jpg", ["480w"]), ("/b.jpg", []), ("/c.jpg", ["2x"])]) == "/a.jpg 480w, /b.jpg, /c.jpg 2x")
-    }
-
     @Test(arguments: [
         ("https://a.test/photos/My%20Holiday%20(2).JPG", "my-holiday-2"),
         ("https://a.test/", "image"),

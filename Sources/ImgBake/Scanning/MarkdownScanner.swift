@@ -25,7 +25,9 @@ public enum MarkdownScanner {
                               definitions: ReferenceDefinitions.find(in: file, excluding: excluded))
         locator.locateImages(into: &scan)
         for region in htmlBlocks {
-            scan.references += HTMLScanner.references(in: file, region: region, honourBase: false).references
+            let found = HTMLScanner.references(in: file, region: region, honourBase: false)
+            scan.references += found.references
+            scan.diagnostics += found.diagnostics
         }
         locator.locateInlineHTML(into: &scan)
         return inDocumentOrder(scan)
@@ -139,7 +141,9 @@ private struct Locator {
                     continue
                 }
                 for start in occurrences {
-                    scan.references += HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false).references
+                    let found = HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false)
+                    scan.references += found.references
+                    scan.diagnostics += found.diagnostics
                 }
             }
         }

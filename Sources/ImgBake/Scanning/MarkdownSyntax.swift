@@ -151,11 +151,11 @@ enum MarkdownSyntax {
                 i += 1
                 digits = run({ $0.isHexDigit }, max: 6)
             } else {
-                digits = run({ (0x30...0x39).contains($0) }, max: 7)
+                digits = run({ $0.isASCIIDigit }, max: 7)
             }
         } else {
             guard i < raw.endIndex, raw[i].isASCIILetter else { return nil }
-            digits = run({ $0.isASCIILetter || (0x30...0x39).contains($0) }, max: 32)
+            digits = run({ $0.isASCIILetter || $0.isASCIIDigit }, max: 32)
         }
         i += digits
         guard digits > 0, i < raw.endIndex, raw[i] == UInt8(ascii: ";") else { return nil }
@@ -198,6 +198,8 @@ enum MarkdownSyntax {
 
 extension UInt8 {
     var isASCIILetter: Bool { (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) }
+
+    var isASCIIDigit: Bool { (0x30...0x39).contains(self) }
 
     var isASCIIPunctuation: Bool {
         (0x21...0x2F).contains(self) || (0x3A...0x40).contains(self) || (0x5B...0x60).contains(self) || (0x7B...0x7E).contains(self)

@@ -1,6 +1,6 @@
 /// One image candidate of a `srcset` attribute.
 public struct SrcsetCandidate: Sendable, Hashable {
-    /// The URL as written (for raw-byte parsing: still with character references).
+    /// The URL as written.
     public var url: String
     /// Byte range of the URL within the parsed bytes.
     public var urlRange: Range<Int>
@@ -81,10 +81,5 @@ public enum SrcsetParser {
         }
         flush()
         return descriptors
-    }
-
-    /// Writes candidates back as a srcset value.
-    public static func serialize(_ candidates: [(url: String, descriptors: [String])]) -> String {
-        candidates.map { ([$0.url] + $0.descriptors).joined(separator: " ") }.joined(separator: ", ")
     }
 }
