@@ -59,6 +59,12 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
         #expect(scan.diagnostics.map(\.description) == ["p.html:1:14: warning: srcset left as it is: it has a character reference imgbake cannot map to its bytes"])
     }
 
+    @Test func candidatesWithInvalidDescriptorsAreNotReferences() {
+        // A browser drops them and never loads their URL.
+        let refs = scanHTML(#"<img srcset="https://a.test/a.jpg 1x 2x, https://a.test/b.jpg 100w 1x, https://a.test/c.jpg 2q, https://a.test/d.jpg 100w 50h">"#)
+        #expect(refs.map(\.url) == ["https://a.test/d.jpg"])
+    }
+
     @Test func nothingInsideScriptStyleCommentTextareaOrText() {
         let html = """
         <script>document.write('<img src="https://a.test/script.jpg">')</script>
