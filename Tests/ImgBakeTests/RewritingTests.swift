@@ -1,4 +1,3 @@
-import CommonMark
 import Testing
 @testable import ImgBake
 
@@ -56,15 +55,6 @@ import Testing
 
 /// Markdown pages rewritten end to end (scan, rewrite, render with cmark-gfm) without network.
 @Suite struct MarkdownRewritingTests {
-    func rewrite(_ markdown: String) throws -> (scan: PageScan, rewrite: PageRewrite, expected: String, actual: String) {
-        let offline = OfflineRewrite()
-        let bytes = Array(markdown.utf8)
-        let scan = MarkdownScanner.scan(SourceFile(path: "post.md", kind: .markdown, bytes: bytes))
-        let rewrite = try offline.rewrite(scan)
-        return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map(offline.localPath) },
-                MarkdownParser.html(rewrite.bytes ?? bytes))
-    }
-
     @Test(arguments: [
         // Spec example 535 with its second link made an image: the definition also serves a link.
         "[foo *bar [baz][ref]*]![ref]\n\n[ref]: https://a.test/uri.png\n",
@@ -72,7 +62,7 @@ import Testing
         "[![photo][img]][img] [![Img][]][img] [![img]][img]\n\n[img]: https://a.test/p.jpg 'Say \"&amp;\" \\\\ | &#10;'\n",
     ])
     func aDefinitionThatAlsoServesALinkIsLeftToTheLink(markdown: String) throws {
-        let (scan, rewrite, expected, actual) = try rewrite(markdown)
+        let (scan, rewrite, expected, actual) = try OfflineRewrite().markdown(Array(markdown.utf8))
         #expect(actual == expected)
         #expect(scan.diagnostics.isEmpty && rewrite.diagnostics.isEmpty)
         #expect(scan.references.allSatisfy { $0.kind == .markdownImage })

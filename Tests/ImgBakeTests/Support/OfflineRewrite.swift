@@ -1,3 +1,4 @@
+import CommonMark
 @testable import ImgBake
 
 /// Rewrites a scanned page without network or cache: every remote URL resolves to a made-up PNG
@@ -29,6 +30,16 @@ struct OfflineRewrite {
         return rewriter.rewrite(scan, requests: scan.references.map { _ in request }, images: image)
     }
 
+    /// A Markdown page scanned, rewritten and rendered with cmark-gfm: what it renders to after the
+    /// rewrite (`actual`), and what it must (`expected`: the original, its images mapped to local paths).
+    func markdown(_ bytes: [UInt8], path: String = "post.md") throws
+        -> (scan: PageScan, rewrite: PageRewrite, expected: String, actual: String) {
+        let scan = MarkdownScanner.scan(SourceFile(path: path, kind: .markdown, bytes: bytes))
+        let rewrite = try rewrite(scan)
+        return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map(localPath) },
+                MarkdownParser.html(rewrite.bytes ?? bytes))
+    }
+
     /// The page's bytes with every reference's range replaced by its local path (or, for a reference
     /// image given its own destination, by `](path "title")`): what a one-for-one rewrite must
     /// produce, every other byte kept.
@@ -39,5 +50,12 @@ struct OfflineRewrite {
             }
             return Edit(reference.range, localPath(reference.url))
         }, to: scan.file.bytes)
+    }
+}
+
+extension MarkdownParser {
+    static func parse(_ bytes: [UInt8]) -> [MarkdownNode] { bytes.withUnsafeBytes { parse($0) } }
+    static func html(_ bytes: [UInt8], imageURL: (String) -> String? = { _ in nil }) -> String {
+        bytes.withUnsafeBytes { html($0, imageURL: imageURL) }
     }
 }
