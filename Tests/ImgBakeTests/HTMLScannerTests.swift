@@ -46,6 +46,25 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
         #expect(refs.map(\.raw) == ["https://a.test/x.jpg?a=1&amp;b=2", "https://a.test/y.jpg"])
     }
 
+    @Test func srcsetCandidatesKeepTheirRawBytesAcrossReferencesAndLineEndings() {
+        let refs = scanHTML("<img srcset=\"https://a.test/a.jpg\r\n 1x,&#x9;https://a.test/b&#46;jpg&#xA;2x,\rhttps://a.test/c.jpg&NewLine;3x\">")
+        #expect(refs.map(\.url) == ["https://a.test/a.jpg", "https://a.test/b.jpg", "https://a.test/c.jpg"])
+        #expect(refs.map(\.raw) == ["https://a.test/a.jpg", "https://a.test/b&#46;jpg", "https://a.test/c.jpg"])
+    }
+
+    @Test func aSrcsetWithAReferenceImgbakeCannotMapIsLeftWithAWarning() {
+        let file = SourceFile(path: "p.html", kind: .html, bytes: Array(#"<img srcset="https://a.test/a&hyphen;b.jpg 1x">"#.utf8))
+        let scan = HTMLScanner.scan(file)
+        #expect(scan.references.isEmpty)
+        #expect(scan.diagnostics.map(\.description) == ["p.html:1:14: warning: srcset left as it is: it has a character reference imgbake cannot map to its bytes"])
+    }
+
+    @Test func candidatesWithInvalidDescriptorsAreNotReferences() {
+        // A browser drops them and never loads their URL.
+        let refs = scanHTML(#"<img srcset="https://a.test/a.jpg 1x 2x, https://a.test/b.jpg 100w 1x, https://a.test/c.jpg 2q, https://a.test/d.jpg 100w 50h">"#)
+        #expect(refs.map(\.url) == ["https://a.test/d.jpg"])
+    }
+
     @Test func nothingInsideScriptStyleCommentTextareaOrText() {
         let html = """
         <script>document.write('<img src="https://a.test/script.jpg">')</script>

@@ -44,6 +44,14 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         #expect(scan.markdownImages.map(\.reference) == [0, 0, 0, 1])
     }
 
+    @Test func definitionLabelsSpanningLines() {
+        // Spec example 543, with an image.
+        let (refs, scan) = scanMarkdown("[Foo\n  bar]: https://a.test/url.png\n\n![Baz][Foo bar]\n")
+        #expect(refs.map(\.raw) == ["https://a.test/url.png"])
+        #expect(refs.map(\.kind) == [.markdownDefinition])
+        #expect(scan.diagnostics.isEmpty)
+    }
+
     @Test func nothingInCodeSpansFencedOrIndentedCodeOrEscaped() {
         let (refs, _) = scanMarkdown("""
         `![span](https://a.test/span.jpg)` and \\![escaped](https://a.test/esc.jpg)
@@ -87,6 +95,20 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         Inline <img src="https://a.test/inline.jpg"> too.
         """)
         #expect(refs.map(\.url) == ["https://a.test/fig.jpg", "https://a.test/inline.jpg"])
+    }
+
+    @Test func destinationsDecodeCharacterReferencesAndEscapesAsCommonMarkDoes() {
+        // Every HTML5 name (spec example 32); cmark-gfm decodes references before escapes, so `\\&amp;`
+        // is `&` and `&#92;*` is `*`; a name without `;` stays as written; `&#0;` is U+FFFD.
+        let (refs, scan) = scanMarkdown("""
+        ![a](https://a.test/f&ouml;&ouml;.jpg) ![b](https://a.test/\\&amp;.jpg) ![c](https://a.test/&#92;*.jpg)
+        ![d](https://a.test/a&ampb.jpg) ![e](https://a.test/&#x2F;e&#0;.jpg)
+        """)
+        #expect(refs.map(\.raw) == ["https://a.test/f&ouml;&ouml;.jpg", "https://a.test/\\&amp;.jpg", "https://a.test/&#92;*.jpg",
+                                    "https://a.test/a&ampb.jpg", "https://a.test/&#x2F;e&#0;.jpg"])
+        #expect(scan.markdownImages.map(\.written) == ["https://a.test/föö.jpg", "https://a.test/&.jpg", "https://a.test/*.jpg",
+                                                       "https://a.test/a&ampb.jpg", "https://a.test//e\u{FFFD}.jpg"])
+        #expect(scan.diagnostics.isEmpty)
     }
 
     @Test func localImagesAreNotReferences() {

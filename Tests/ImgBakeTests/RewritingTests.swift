@@ -22,10 +22,6 @@ import Testing
         #expect(ReplacementText.markdownDestination("/a.jpg", angle: true) == "/a.jpg")
     }
 
-    @Test func srcsetSerialisationKeepsDescriptors() {
-        #expect(SrcsetParser.serialize([("/a.jpg", ["480w"]), ("/b.jpg", []), ("/c.jpg", ["2x"])]) == "/a.jpg 480w, /b.jpg, /c.jpg 2x")
-    }
-
     @Test(arguments: [
         ("https://a.test/photos/My%20Holiday%20(2).JPG", "my-holiday-2"),
         ("https://a.test/", "image"),
@@ -54,5 +50,22 @@ import Testing
         folder.write("picture.mustache", "<div class=\"pic\">{{{img}}}</div>\n")
         let renderer = try MarkupRenderer(templatesDirectory: folder.path)
         #expect(renderer.render("picture", ["img": "<img>"]) == "<div class=\"pic\"><img></div>")
+    }
+}
+
+/// Markdown pages rewritten end to end (scan, rewrite, render with cmark-gfm) without network.
+@Suite struct MarkdownRewritingTests {
+    @Test(arguments: [
+        // Spec example 535 with its second link made an image: the definition also serves a link.
+        "[foo *bar [baz][ref]*]![ref]\n\n[ref]: https://a.test/uri.png\n",
+        // A thumbnail that links to its original, each kind of reference.
+        "[![photo][img]][img] [![Img][]][img] [![img]][img]\n\n[img]: https://a.test/p.jpg 'Say \"&amp;\" \\\\ | &#10;'\n",
+    ])
+    func aDefinitionThatAlsoServesALinkIsLeftToTheLink(markdown: String) throws {
+        let (scan, rewrite, expected, actual) = try OfflineRewrite().markdown(Array(markdown.utf8))
+        #expect(actual == expected)
+        #expect(scan.diagnostics.isEmpty && rewrite.diagnostics.isEmpty)
+        #expect(scan.references.allSatisfy { $0.kind == .markdownImage })
+        #expect(rewrite.bytes == (try OfflineRewrite().splicedByHand(scan)))
     }
 }

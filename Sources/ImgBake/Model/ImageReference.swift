@@ -18,17 +18,18 @@ public struct ImageReference: Sendable {
     public enum Syntax: Sendable, Hashable {
         /// An attribute value (or part of one); `quote` is `"`, `'` or nil when unquoted.
         case attribute(quote: UInt8?)
-        /// A srcset whose raw bytes could not be matched candidate by candidate (unusual character
-        /// references): the whole value is rewritten from the decoded candidates.
-        case srcsetValue(quote: UInt8?, candidates: [SrcsetCandidate], index: Int)
         /// A Markdown link destination; `angle` when written as `<...>`.
         case markdownDestination(angle: Bool)
+        /// The `]`, `][]` or `][label]` of a reference-style Markdown image whose definition may also serve
+        /// a link: replaced by `](url "title")`, so the link keeps its URL.
+        case markdownInlinedReference(title: String?)
     }
 
     public var kind: Kind
     public var url: RemoteURL
     public var location: SourceLocation
-    /// Bytes to replace (the URL as written, or the whole value for `.srcsetValue`).
+    /// Bytes to replace: the URL as written (for a reference image given its own destination, the
+    /// `]`, `][]` or `][label]` after its description).
     public var range: Range<Int>
     public var syntax: Syntax
     /// For `<img src>`: the element, for turning it into `<picture>` markup.

@@ -60,6 +60,28 @@ enum ReplacementText {
         return needsAngle ? "<\(escaped)>" : value
     }
 
+    /// `](url "title")`, ending a reference-style image's description. In the title, `&` is written
+    /// `&amp;` (cmark-gfm decodes references before escapes, so `\\&` would not keep `&amp;` as it is),
+    /// line endings as references (a blank line would end the paragraph), other ASCII punctuation
+    /// behind a backslash (a `|` would split a table cell).
+    static func markdownInlinedReference(_ value: String, title: String?) -> String {
+        var text = "](" + markdownDestination(value, angle: false)
+        if let title {
+            text += " \""
+            for c in title.unicodeScalars {
+                switch c {
+                case "&": text += "&amp;"
+                case "\n": text += "&#10;"
+                case "\r": text += "&#13;"
+                case _ where c.isASCII && UInt8(c.value).isASCIIPunctuation: text += "\\" + String(c)
+                default: text.unicodeScalars.append(c)
+                }
+            }
+            text += "\""
+        }
+        return text + ")"
+    }
+
     private static func escape(_ value: String, quote: Character?, as entity: String) -> String {
         var out = ""
         for c in value {

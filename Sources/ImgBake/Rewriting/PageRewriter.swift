@@ -35,7 +35,6 @@ public struct PageRewriter: Sendable {
         var edits: [Edit] = []
         var outputs = Set<OutputImage>()
         var written: [Int: String] = [:] // reference index → the URL now in the page
-        var srcsetGroups: [Range<Int>: (quote: UInt8?, candidates: [SrcsetCandidate], replaced: [Int: String])] = [:]
         var marked = 0 // images given markup so far, for `eager`
 
         // Markdown images that become HTML (markdown = "html"), when their whole span is known.
@@ -88,15 +87,9 @@ public struct PageRewriter: Sendable {
                 edits.append(Edit(reference.range, ReplacementText.attribute(url, quote: quote)))
             case .markdownDestination(let angle):
                 edits.append(Edit(reference.range, ReplacementText.markdownDestination(url, angle: angle)))
-            case .srcsetValue(let quote, let candidates, let candidateIndex):
-                srcsetGroups[reference.range, default: (quote, candidates, [:])].replaced[candidateIndex] = url
+            case .markdownInlinedReference(let title):
+                edits.append(Edit(reference.range, ReplacementText.markdownInlinedReference(url, title: title)))
             }
-        }
-        for (range, group) in srcsetGroups {
-            let value = SrcsetParser.serialize(group.candidates.enumerated().map { index, candidate in
-                (group.replaced[index] ?? candidate.url, candidate.descriptors)
-            })
-            edits.append(Edit(range, ReplacementText.attribute(value, quote: group.quote)))
         }
 
         guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0) }

@@ -10,6 +10,7 @@ public enum HTMLScanner {
         var scan = PageScan(file: file, references: [], diagnostics: [])
         let found = references(in: file, region: 0..<file.bytes.count, honourBase: true)
         scan.references = found.references
+        scan.diagnostics = found.diagnostics
         scan.remoteBase = found.remoteBase
         return scan
     }
@@ -17,7 +18,7 @@ public enum HTMLScanner {
     /// References in `region` of `file` (a whole page, or a raw HTML block inside Markdown, where
     /// `<base>` has no meaning).
     static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool)
-        -> (references: [ImageReference], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
+        -> (references: [ImageReference], diagnostics: [Diagnostic], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
         let elements = file.bytes[region].withUnsafeBytes {
             HTMLParser.elements(in: $0, tags: ["img", "source", "base"])
         }
@@ -32,6 +33,7 @@ public enum HTMLScanner {
         }
 
         var references: [ImageReference] = []
+        var diagnostics: [Diagnostic] = []
         for element in elements where element.attribute("data-imgbake")?.value.lowercased() != "skip" {
             switch element.tag {
             case "img":
@@ -41,17 +43,17 @@ public enum HTMLScanner {
                     references.append(reference)
                 }
                 if let srcset = element.attribute("srcset") {
-                    references += srcsetReferences(.imgSrcset, srcset, file: file, shift: shift, base: base)
+                    srcsetReferences(.imgSrcset, srcset, file: file, shift: shift, base: base, into: &references, &diagnostics)
                 }
             case "source" where element.parentTag == "picture":
                 if let srcset = element.attribute("srcset") {
-                    references += srcsetReferences(.sourceSrcset, srcset, file: file, shift: shift, base: base)
+                    srcsetReferences(.sourceSrcset, srcset, file: file, shift: shift, base: base, into: &references, &diagnostics)
                 }
             default:
                 break
             }
         }
-        return (references, remoteBase)
+        return (references, diagnostics, remoteBase)
     }
 
     private static func attributeReference(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute,
@@ -70,27 +72,26 @@ public enum HTMLScanner {
                               range: shifted, syntax: .attribute(quote: attribute.quote))
     }
 
-    private static func srcsetReferences(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute,
-                                         file: SourceFile, shift: Int, base: RemoteURL?) -> [ImageReference] {
+    /// The candidates of a srcset, each with the raw bytes of its URL (character references included),
+    /// so that only URLs are replaced and every other byte is kept.
+    private static func srcsetReferences(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute, file: SourceFile, shift: Int,
+                                         base: RemoteURL?, into references: inout [ImageReference], _ diagnostics: inout [Diagnostic]) {
         let valueStart = attribute.valueRange.lowerBound + shift
-        let raw = SrcsetParser.parse(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
-        let decoded = SrcsetParser.parse(Array(attribute.value.utf8))
-        // Raw bytes can be spliced candidate by candidate when they decode to what the parser saw.
-        let exact = raw.count == decoded.count && zip(raw, decoded).allSatisfy { HTMLEntities.decode($0.url) == $1.url }
-        var references: [ImageReference] = []
-        for (index, candidate) in decoded.enumerated() {
-            guard let url = RemoteURL.resolve(candidate.url, against: base) else { continue }
-            if exact {
-                let range = valueStart + raw[index].urlRange.lowerBound..<valueStart + raw[index].urlRange.upperBound
-                references.append(ImageReference(kind: kind, url: url, location: file.location(ofByte: range.lowerBound),
-                                                 range: range, syntax: .attribute(quote: attribute.quote)))
-            } else {
-                let range = valueStart..<attribute.valueRange.upperBound + shift
-                references.append(ImageReference(kind: kind, url: url, location: file.location(ofByte: valueStart), range: range,
-                                                 syntax: .srcsetValue(quote: attribute.quote, candidates: decoded, index: index)))
+        let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
+        guard decoded.bytes.elementsEqual(attribute.value.utf8) else {
+            if SrcsetParser.parse(Array(attribute.value.utf8)).contains(where: { RemoteURL.resolve($0.url, against: base) != nil }) {
+                diagnostics.append(Diagnostic(.warning, "srcset left as it is: it has a character reference imgbake cannot map to its bytes",
+                                              at: file.location(ofByte: valueStart)))
             }
+            return
         }
-        return references
+        for candidate in SrcsetParser.parse(decoded.bytes) {
+            guard let url = RemoteURL.resolve(candidate.url, against: base) else { continue }
+            let raw = decoded.rawRange(of: candidate.urlRange)
+            let range = valueStart + raw.lowerBound..<valueStart + raw.upperBound
+            references.append(ImageReference(kind: kind, url: url, location: file.location(ofByte: range.lowerBound),
+                                             range: range, syntax: .attribute(quote: attribute.quote)))
+        }
     }
 
     private static func imageElement(_ element: HTMLElement, file: SourceFile, shift: Int) -> ImageElement? {

@@ -25,7 +25,9 @@ public enum MarkdownScanner {
                               definitions: ReferenceDefinitions.find(in: file, excluding: excluded))
         locator.locateImages(into: &scan)
         for region in htmlBlocks {
-            scan.references += HTMLScanner.references(in: file, region: region, honourBase: false).references
+            let found = HTMLScanner.references(in: file, region: region, honourBase: false)
+            scan.references += found.references
+            scan.diagnostics += found.diagnostics
         }
         locator.locateInlineHTML(into: &scan)
         return inDocumentOrder(scan)
@@ -54,16 +56,21 @@ private struct Locator {
     var definitionReferences: [Int: Int] = [:]
     /// Destination start offsets already attributed to an image.
     var claimed: Set<Int> = []
+    /// URLs of links: a definition with one of these may serve a link, which must keep its URL.
+    let linkURLs: Set<String>
 
     init(file: SourceFile, nodes: [MarkdownNode], definitions: [ReferenceDefinition]) {
         self.file = file
         self.nodes = nodes
         self.definitions = definitions
+        linkURLs = Set(nodes.filter { $0.type == "link" }.compactMap(\.url))
     }
 
     private enum SpanResult {
         case inline(MarkdownSyntax.Destination)
-        case label(String)
+        /// A reference image: its normalised label, and the bytes from the `]` closing its description
+        /// to its end (`]`, `][]` or `][label]`).
+        case label(String, reference: Range<Int>)
     }
 
     mutating func locateImages(into scan: inout PageScan) {
@@ -80,10 +87,12 @@ private struct Locator {
             switch located {
             case .inline(let destination) where !claimed.contains(destination.range.lowerBound):
                 scan.markdownImages[slot].reference = addInline(destination, url: url, to: &scan)
-            case .label(let label):
+            case .label(let label, let reference):
                 if let definition = definitions.firstIndex(where: { $0.label == label }),
                    definitions[definition].destination.decoded == written {
-                    scan.markdownImages[slot].reference = addDefinition(definition, url: url, to: &scan)
+                    scan.markdownImages[slot].reference = linkURLs.contains(written)
+                        ? addInlined(reference, title: node.title.flatMap { $0.isEmpty ? nil : $0 }, url: url, to: &scan)
+                        : addDefinition(definition, url: url, to: &scan)
                 } else {
                     fallbacks.append((slot, index, url))
                 }
@@ -100,11 +109,13 @@ private struct Locator {
             let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
             if candidates.count == 1 {
                 scan.markdownImages[slot].reference = addInline(candidates[0], url: url, to: &scan)
-            } else if candidates.isEmpty, let definition = definitions.firstIndex(where: { $0.destination.decoded == written }) {
+            } else if candidates.isEmpty, !linkURLs.contains(written),
+                      let definition = definitions.firstIndex(where: { $0.destination.decoded == written }) {
                 scan.markdownImages[slot].reference = addDefinition(definition, url: url, to: &scan)
             } else {
-                let why = candidates.isEmpty ? "its destination was not found in the source"
-                    : "its destination is written \(candidates.count) times in this paragraph"
+                let why = !candidates.isEmpty ? "its destination is written \(candidates.count) times in this paragraph"
+                    : linkURLs.contains(written) ? "a link has its URL, and the image's own place in the source was not found"
+                    : "its destination was not found in the source"
                 scan.diagnostics.append(Diagnostic(.warning, "\(url): image left as it is: \(why)", at: location))
             }
         }
@@ -130,7 +141,9 @@ private struct Locator {
                     continue
                 }
                 for start in occurrences {
-                    scan.references += HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false).references
+                    let found = HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false)
+                    scan.references += found.references
+                    scan.diagnostics += found.diagnostics
                 }
             }
         }
@@ -175,10 +188,11 @@ private struct Locator {
             else { return nil }
             return .inline(destination)
         case UInt8(ascii: "]"):
-            if altClose == end { return .label(MarkdownSyntax.normalizedLabel(bytes[start + 2..<altClose])) }
+            let reference = altClose..<end + 1
+            if altClose == end { return .label(MarkdownSyntax.normalizedLabel(bytes[start + 2..<altClose]), reference: reference) }
             guard bytes[altClose + 1] == UInt8(ascii: "[") else { return nil }
             let label = bytes[altClose + 2..<end]
-            return .label(MarkdownSyntax.normalizedLabel(label.isEmpty ? bytes[start + 2..<altClose] : label))
+            return .label(MarkdownSyntax.normalizedLabel(label.isEmpty ? bytes[start + 2..<altClose] : label), reference: reference)
         default:
             return nil
         }
@@ -211,6 +225,15 @@ private struct Locator {
         scan.references.append(ImageReference(
             kind: .markdownImage, url: url, location: file.location(ofByte: destination.range.lowerBound),
             range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
+        return scan.references.count - 1
+    }
+
+    /// A reference image whose definition may also serve a link gets a destination of its own:
+    /// `](url "title")` replaces its `]`, `][]` or `][label]`, and the definition is left to the link.
+    private mutating func addInlined(_ reference: Range<Int>, title: String?, url: RemoteURL, to scan: inout PageScan) -> Int {
+        scan.references.append(ImageReference(
+            kind: .markdownImage, url: url, location: file.location(ofByte: reference.lowerBound),
+            range: reference, syntax: .markdownInlinedReference(title: title)))
         return scan.references.count - 1
     }
 

@@ -1,3 +1,5 @@
+import CommonMark
+
 /// Small CommonMark lexers over raw bytes, used to find the exact bytes of a link destination that
 /// cmark-gfm parsed (it reports where an image is, not where its URL is, and sometimes not even that).
 enum MarkdownSyntax {
@@ -107,18 +109,64 @@ enum MarkdownSyntax {
         return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ").uppercased().lowercased()
     }
 
+    /// Decodes a destination as cmark-gfm does (`cmark_clean_url`): character references first
+    /// (`&ouml;`, `&#35;`, `&#x23;`, always with their `;`), then backslash escapes before ASCII
+    /// punctuation, also those that a reference produced — so `\\&amp;` gives `&` and `&#92;*` gives `*`,
+    /// where the spec's one pass would keep `&amp;` and `\\*`. The scanner must agree with cmark.
     static func decode(_ raw: ArraySlice<UInt8>) -> String {
-        let entities = HTMLEntities.decode(String(decoding: raw, as: UTF8.self))
-        var out = ""
-        var iterator = entities.makeIterator()
-        while let c = iterator.next() {
-            if c == "\\", let next = iterator.next() {
-                if next.isASCII, next.asciiValue!.isASCIIPunctuation { out.append(next) } else { out.append(c); out.append(next) }
+        var references: [UInt8] = []
+        var i = raw.startIndex
+        while i < raw.endIndex {
+            if raw[i] == UInt8(ascii: "&"), let end = characterReferenceEnd(raw, from: i) {
+                references += Array(characterReference(raw[i..<end]).utf8)
+                i = end
             } else {
-                out.append(c)
+                references.append(raw[i])
+                i += 1
             }
         }
-        return out
+        var out: [UInt8] = []
+        i = 0
+        while i < references.count {
+            if references[i] == UInt8(ascii: "\\"), i + 1 < references.count, references[i + 1].isASCIIPunctuation { i += 1 }
+            out.append(references[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// End of a character reference starting at `start` (its `&`), per CommonMark's syntax:
+    /// `&name;`, `&#` and 1–7 digits `;`, `&#x` and 1–6 hex digits `;`.
+    private static func characterReferenceEnd(_ raw: ArraySlice<UInt8>, from start: Int) -> Int? {
+        var i = start + 1
+        func run(_ allowed: (UInt8) -> Bool, max: Int) -> Int {
+            var j = i
+            while j < raw.endIndex, j - i < max, allowed(raw[j]) { j += 1 }
+            return j - i
+        }
+        let digits: Int
+        if i < raw.endIndex, raw[i] == UInt8(ascii: "#") {
+            i += 1
+            if i < raw.endIndex, raw[i] | 0x20 == UInt8(ascii: "x") {
+                i += 1
+                digits = run({ $0.isHexDigit }, max: 6)
+            } else {
+                digits = run({ $0.isASCIIDigit }, max: 7)
+            }
+        } else {
+            guard i < raw.endIndex, raw[i].isASCIILetter else { return nil }
+            digits = run({ $0.isASCIILetter || $0.isASCIIDigit }, max: 32)
+        }
+        i += digits
+        guard digits > 0, i < raw.endIndex, raw[i] == UInt8(ascii: ";") else { return nil }
+        return i + 1
+    }
+
+    /// What cmark-gfm makes of one character reference, asked of cmark itself: it knows every HTML5
+    /// name and CommonMark's replacement of invalid code points; an unknown name stays as written.
+    private static func characterReference(_ reference: ArraySlice<UInt8>) -> String {
+        let nodes = Array(reference).withUnsafeBytes { MarkdownParser.parse($0) }
+        return nodes.filter { $0.type == "text" }.compactMap(\.literal).joined()
     }
 
     static func skipSpaces(_ bytes: [UInt8], _ i: Int, _ limit: Int) -> Int {
@@ -149,6 +197,10 @@ enum MarkdownSyntax {
 }
 
 extension UInt8 {
+    var isASCIILetter: Bool { (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) }
+
+    var isASCIIDigit: Bool { (0x30...0x39).contains(self) }
+
     var isASCIIPunctuation: Bool {
         (0x21...0x2F).contains(self) || (0x3A...0x40).contains(self) || (0x5B...0x60).contains(self) || (0x7B...0x7E).contains(self)
     }

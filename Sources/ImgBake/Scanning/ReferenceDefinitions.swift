@@ -20,11 +20,14 @@ enum ReferenceDefinitions {
             guard i - indentStart <= 3, i < range.upperBound, bytes[i] == UInt8(ascii: "["),
                   i + 1 < range.upperBound, bytes[i + 1] != UInt8(ascii: "^") // footnotes are not links
             else { continue }
-            guard let close = MarkdownSyntax.closingBracket(in: bytes, from: i + 1, limit: range.upperBound),
-                  close > i + 1, close + 1 < range.upperBound, bytes[close + 1] == UInt8(ascii: ":")
+            // The label may go on over following lines, up to 999 characters and not past a blank line.
+            let labelLimit = min(paragraphEnd(file, from: line, excluding: excluded), i + 1001)
+            guard let close = MarkdownSyntax.closingBracket(in: bytes, from: i + 1, limit: labelLimit),
+                  close > i + 1, close + 1 < labelLimit, bytes[close + 1] == UInt8(ascii: ":")
             else { continue }
             // The destination may be on the next line, so the lexer may read past this one.
-            let limit = line < file.lineCount ? file.lineRange(line + 1).upperBound : range.upperBound
+            let closeLine = file.lineIndex(ofByte: close) + 1
+            let limit = closeLine < file.lineCount ? file.lineRange(closeLine + 1).upperBound : file.lineRange(closeLine).upperBound
             guard let destination = MarkdownSyntax.destination(in: bytes, at: close + 2, limit: limit),
                   !destination.range.isEmpty || destination.angle
             else { continue }
@@ -32,6 +35,16 @@ enum ReferenceDefinitions {
                                              destination: destination))
         }
         return found
+    }
+
+    /// End of the last line before a blank line, a code or HTML line, or the end of the file.
+    private static func paragraphEnd(_ file: SourceFile, from line: Int, excluding excluded: Set<Int>) -> Int {
+        var last = line
+        while last < file.lineCount, !excluded.contains(last + 1),
+              !file.bytes[file.lineRange(last + 1)].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+            last += 1
+        }
+        return file.lineRange(last).upperBound
     }
 
     /// Skips block-quote markers (`>`) and list-item markers (`-`, `*`, `+`, `1.`, `1)`) that open

@@ -1,6 +1,6 @@
 /// One image candidate of a `srcset` attribute.
 public struct SrcsetCandidate: Sendable, Hashable {
-    /// The URL as written (for raw-byte parsing: still with character references).
+    /// The URL as written.
     public var url: String
     /// Byte range of the URL within the parsed bytes.
     public var urlRange: Range<Int>
@@ -8,23 +8,24 @@ public struct SrcsetCandidate: Sendable, Hashable {
     public var descriptors: [String]
 }
 
-/// The HTML standard's "parse a srcset attribute" algorithm, keeping byte ranges. URLs may contain
-/// commas (a comma ends a URL only when it is the URL's last character); descriptors may be absent.
-/// Candidates with invalid descriptors are kept (a browser drops them, but rewriting the URL is
-/// harmless and keeps the page as the author wrote it).
+/// The HTML standard's "parse a srcset attribute" algorithm, keeping byte ranges. It works on the
+/// attribute's value with character references decoded. URLs may contain commas (a comma ends a URL
+/// only when it is the URL's last character); descriptors may be absent. A candidate whose
+/// descriptors are not valid (`foo`, `1x 2x`, `0w`, `1w 1x`, an `h` without a `w`) is dropped, as
+/// a browser drops it: its URL is never loaded, so it is not an image reference.
 public enum SrcsetParser {
     public static func parse(_ bytes: some Collection<UInt8>) -> [SrcsetCandidate] {
         let input = Array(bytes)
         var candidates: [SrcsetCandidate] = []
         var position = 0
-        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0C || b == 0x0D }
         let comma = UInt8(ascii: ",")
 
         while true {
-            while position < input.count, isSpace(input[position]) || input[position] == comma { position += 1 }
+            // Splitting loop.
+            while position < input.count, input[position].isHTMLSpace || input[position] == comma { position += 1 }
             guard position < input.count else { return candidates }
             let urlStart = position
-            while position < input.count, !isSpace(input[position]) { position += 1 }
+            while position < input.count, !input[position].isHTMLSpace { position += 1 }
             var urlEnd = position
             var descriptors: [String] = []
             if input[urlEnd - 1] == comma {
@@ -32,7 +33,7 @@ public enum SrcsetParser {
             } else {
                 descriptors = tokenizeDescriptors(input, &position)
             }
-            if urlEnd > urlStart {
+            if urlEnd > urlStart, descriptorsAreValid(descriptors) {
                 candidates.append(SrcsetCandidate(
                     url: String(decoding: input[urlStart..<urlEnd], as: UTF8.self),
                     urlRange: urlStart..<urlEnd, descriptors: descriptors))
@@ -44,8 +45,7 @@ public enum SrcsetParser {
     /// parentheses group (so `(a, b)` is one token).
     private static func tokenizeDescriptors(_ input: [UInt8], _ position: inout Int) -> [String] {
         enum State { case inDescriptor, inParens, afterDescriptor }
-        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0C || b == 0x0D }
-        while position < input.count, isSpace(input[position]) { position += 1 }
+        while position < input.count, input[position].isHTMLSpace { position += 1 }
         var descriptors: [String] = []
         var current: [UInt8] = []
         var state = State.inDescriptor
@@ -57,7 +57,7 @@ public enum SrcsetParser {
             let c = input[position]
             switch state {
             case .inDescriptor:
-                if isSpace(c) {
+                if c.isHTMLSpace {
                     flush()
                     state = .afterDescriptor
                 } else if c == UInt8(ascii: ",") {
@@ -72,7 +72,7 @@ public enum SrcsetParser {
                 if c == UInt8(ascii: ")") { state = .inDescriptor }
                 current.append(c)
             case .afterDescriptor:
-                if !isSpace(c) {
+                if !c.isHTMLSpace {
                     state = .inDescriptor
                     continue // reconsume
                 }
@@ -83,8 +83,64 @@ public enum SrcsetParser {
         return descriptors
     }
 
-    /// Writes candidates back as a srcset value.
-    public static func serialize(_ candidates: [(url: String, descriptors: [String])]) -> String {
-        candidates.map { ([$0.url] + $0.descriptors).joined(separator: " ") }.joined(separator: ", ")
+    /// The descriptor parser: at most one of a width (`480w`, a positive integer) or a density (`2x`,
+    /// a non-negative floating-point number), and a height (`300h`, a positive integer) only beside
+    /// a width; nothing else.
+    private static func descriptorsAreValid(_ descriptors: [String]) -> Bool {
+        var width = false, density = false, height = false
+        for descriptor in descriptors {
+            let number = Array(descriptor.utf8.dropLast())
+            switch descriptor.utf8.last {
+            case UInt8(ascii: "w"):
+                guard !width, !density, isPositiveInteger(number) else { return false }
+                width = true
+            case UInt8(ascii: "x"):
+                guard !width, !density, !height, isValidFloat(number), number.first != UInt8(ascii: "-") || isZero(number)
+                else { return false }
+                density = true
+            case UInt8(ascii: "h"):
+                guard !height, !density, isPositiveInteger(number) else { return false }
+                height = true
+            default:
+                return false
+            }
+        }
+        return !height || width
+    }
+
+    /// A valid non-negative integer (ASCII digits only) that is not zero.
+    private static func isPositiveInteger(_ text: [UInt8]) -> Bool {
+        !text.isEmpty && text.allSatisfy(\.isASCIIDigit) && text.contains { $0 != UInt8(ascii: "0") }
+    }
+
+    /// The HTML standard's valid floating-point number: `-`? then digits, `.digits` or both, then
+    /// optionally `e` or `E`, `-` or `+`, digits.
+    private static func isValidFloat(_ text: [UInt8]) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < text.count, text[i].isASCIIDigit { i += 1 }
+            return i - start
+        }
+        if i < text.count, text[i] == UInt8(ascii: "-") { i += 1 }
+        let integer = digits()
+        if i < text.count, text[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { return false }
+        } else if integer == 0 {
+            return false
+        }
+        if i < text.count, text[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") { i += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return i == text.count
+    }
+
+    /// A number whose digits are all zero (`-0`, `-0.0e5`): not less than zero.
+    private static func isZero(_ text: [UInt8]) -> Bool {
+        let mantissa = text.prefix { $0 | 0x20 != UInt8(ascii: "e") }
+        return mantissa.allSatisfy { !$0.isASCIIDigit || $0 == UInt8(ascii: "0") }
     }
 }
