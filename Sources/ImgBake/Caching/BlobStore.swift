@@ -1,23 +1,4 @@
-import Digest
 import Foundation
-
-/// The SHA-256 of some bytes: the name of a blob. Identical bytes reached through different URLs are
-/// one blob.
-public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let hex: String
-
-    public init?(hex: String) {
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
-        self.hex = hex
-    }
-
-    public init(of bytes: some Collection<UInt8>) {
-        hex = Hex.lowercase(SHA256.hash(bytes))
-    }
-
-    public var description: String { hex }
-    public static func < (a: BlobID, b: BlobID) -> Bool { a.hex < b.hex }
-}
 
 /// Content-addressed files under `<cache>/blobs/ab/abcdef…`. A blob is written once (temp file, fsync,
 /// rename) and checked against its name whenever it is read: a mismatch is a miss, and the bad file
@@ -68,17 +49,4 @@ public final class BlobStore: Sendable {
     public func size(_ id: BlobID) -> Int? { AtomicFile.size(of: path(of: id)) }
 
     public func remove(_ id: BlobID) { unlink(path(of: id)) }
-}
-
-enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

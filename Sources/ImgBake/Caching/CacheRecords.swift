@@ -1,20 +1,3 @@
-/// The cache key of an original: the URL after the key filter (ignored query parameters removed).
-/// Same key, same download.
-public struct OriginalKey: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let string: String
-    public init(_ string: String) { self.string = string }
-    public var description: String { string }
-    public static func < (a: OriginalKey, b: OriginalKey) -> Bool { a.string < b.string }
-}
-
-/// The cache key of a variant: hash of the original's blob, the canonical variant spec and the
-/// encoder salt. Fetch settings never enter it.
-public struct VariantKey: Hashable, Sendable, CustomStringConvertible {
-    public let hex: String
-    public init(hex: String) { self.hex = hex }
-    public var description: String { hex }
-}
-
 /// A downloaded original as the index remembers it.
 public struct OriginalRecord: Sendable, Equatable {
     public var key: OriginalKey
@@ -73,19 +56,3 @@ public struct FailureRecord: Sendable, Equatable {
     public var failedAt: Double
 }
 
-/// Photo credits read from an original's EXIF (typed, with libexif), for templates: the outputs
-/// themselves carry no metadata unless asked.
-public struct Credits: Sendable, Equatable {
-    public var copyright: String?
-    public var artist: String?
-    /// `DateTimeOriginal`, as written (`YYYY:MM:DD HH:MM:SS`).
-    public var captured: String?
-
-    public init(copyright: String? = nil, artist: String? = nil, captured: String? = nil) {
-        self.copyright = copyright
-        self.artist = artist
-        self.captured = captured
-    }
-
-    public var isEmpty: Bool { copyright == nil && artist == nil && captured == nil }
-}

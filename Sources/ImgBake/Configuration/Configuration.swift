@@ -74,13 +74,6 @@ public struct OutputSettings: Sendable {
     public var publicPathIsAbsolute: Bool { publicPath.contains("://") && RemoteURL.resolve(publicPath) != nil }
 }
 
-/// An output format of the variant set, in the order of preference.
-public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-    case avif, webp
-    /// The source's own format (JPEG stays JPEG, PNG stays PNG, GIF stays GIF).
-    case original
-}
-
 public struct ImageSettings: Sendable {
     /// Target widths; each is capped at the source width (never upscaled).
     public var widths = [480, 960, 1920]
@@ -172,4 +165,11 @@ public struct CacheSettings: Sendable {
     public var maxSize: Int?
 
     public init(directory: String) { self.directory = directory }
+}
+
+extension VariantRequest {
+    /// What a reference asks for when its element does not say otherwise.
+    public init(_ settings: ImageSettings) {
+        self.init(widths: settings.widths, formats: settings.formats)
+    }
 }

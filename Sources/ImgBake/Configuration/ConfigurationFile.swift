@@ -136,7 +136,7 @@ struct Reader {
             case "retry_failed": config.fetch.retryFailed = try bool(name, node)
             case "connect_to":
                 let entries = try strings(name, node)
-                if let bad = entries.first(where: { AddressPolicy.splitConnectTo($0).count != 4 }) {
+                if let bad = entries.first(where: { ConnectTo.split($0).count != 4 }) {
                     throw fail(name, node, "\"\(bad)\": expected HOST:PORT:CONNECT_HOST:CONNECT_PORT")
                 }
                 config.fetch.connectTo = entries

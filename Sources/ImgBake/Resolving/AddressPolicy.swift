@@ -41,7 +41,7 @@ public struct AddressPolicy: Sendable {
 
     /// The addresses a `HOST:PORT:CONNECT_HOST:CONNECT_PORT` entry sends traffic to.
     static func destinations(ofConnectTo entry: String) -> [ResolvedAddress] {
-        let parts = splitConnectTo(entry)
+        let parts = ConnectTo.split(entry)
         guard parts.count == 4 else { return [] }
         var host = parts[2]
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -49,23 +49,6 @@ public struct AddressPolicy: Sendable {
         return resolve(host: host, port: port)
     }
 
-    /// Splits on `:` outside `[...]` (IPv6 literals).
-    static func splitConnectTo(_ entry: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var inBrackets = false
-        for c in entry {
-            if c == "[" { inBrackets = true } else if c == "]" { inBrackets = false }
-            if c == ":" && !inBrackets {
-                parts.append(current)
-                current = ""
-            } else {
-                current.append(c)
-            }
-        }
-        parts.append(current)
-        return parts
-    }
 
     private static func resolve(host: String, port: Int) -> [ResolvedAddress] {
         var hints = addrinfo()

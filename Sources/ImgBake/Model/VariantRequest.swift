@@ -14,10 +14,6 @@ public struct VariantRequest: Hashable, Sendable {
         self.formats = unique
     }
 
-    public init(_ settings: ImageSettings) {
-        self.init(widths: settings.widths, formats: settings.formats)
-    }
-
     /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,
@@ -53,4 +49,11 @@ public struct VariantRequest: Hashable, Sendable {
         public var expected: String
         public var description: String { "\(attribute)=\"\(value)\": expected \(expected); using the configured ones" }
     }
+}
+
+/// An output format of the variant set, in the order of preference.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    case avif, webp
+    /// The source's own format (JPEG stays JPEG, PNG stays PNG, GIF stays GIF).
+    case original
 }

@@ -33,20 +33,22 @@ public struct BuildSummary: Sendable, Equatable {
     }
 }
 
-public enum ByteCount {
-    public static func describe(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        if bytes < 1024 * 1024 { return "\(String(format2: Double(bytes) / 1024)) KB" }
-        if bytes < 1024 * 1024 * 1024 { return "\(String(format2: Double(bytes) / 1048576)) MB" }
-        return "\(String(format2: Double(bytes) / 1073741824)) GB"
-    }
-}
-
-extension String {
-    /// Two decimals, without Foundation's locale-dependent formatting.
-    init(format2 value: Double) {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+extension BuildSummary {
+    /// Adds the images of `set` to the counts.
+    mutating func count(_ set: ResolvedSet) {
+        uniqueImages = set.results.count
+        for result in set.results.values {
+            switch result {
+            case .failed: self.imagesFailed += 1
+            case .resolved(let image, _):
+                variantsEncoded += image.encoded
+                switch image.origin {
+                case .cached: self.imagesCached += 1
+                case .downloaded: self.imagesDownloaded += 1
+                case .revalidated: self.imagesRevalidated += 1
+                case .stale: self.imagesStale += 1
+                }
+            }
+        }
     }
 }

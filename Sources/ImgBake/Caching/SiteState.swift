@@ -27,18 +27,6 @@ struct PageState: Sendable, Codable, Equatable {
     var references: [RecordedReference]
 }
 
-struct FileStamp: Sendable, Codable, Equatable {
-    var size: Int
-    var modified: Int64
-
-    /// The file's size and modification time, or nil when it does not exist.
-    static func of(_ path: String) -> FileStamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
-    }
-}
-
 /// A reference as reports show it.
 struct RecordedReference: Sendable, Codable, Equatable {
     var line: Int

@@ -21,7 +21,8 @@ struct Resolver: Sendable {
 
     /// Resolves every unique image once, with the union of what its references ask for (so each
     /// source is decoded at most once).
-    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)], progress: BuildProgress? = nil) async -> ResolvedSet {
+    /// `observe(done, total)` is called as images finish (for a progress display).
+    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)], observe: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async -> ResolvedSet {
         var set = ResolvedSet()
         for (url, request) in wanted {
             let key: OriginalKey
@@ -35,7 +36,7 @@ struct Resolver: Sendable {
             set.representative[key] = url
         }
         let work = set.representative.sorted { $0.key < $1.key }.map { ($0.key, $0.value, set.requests[$0.key]!) }
-        progress?.update { $0.imagesTotal = work.count }
+        observe(0, work.count)
         let manager = self.manager
         await withTaskGroup(of: (OriginalKey, Resolution).self) { group in
             var next = 0
@@ -47,7 +48,7 @@ struct Resolver: Sendable {
             while next < min(work.count, inFlightLimit) { submit() }
             while let (key, resolution) = await group.next() {
                 set.results[key] = resolution
-                progress?.update { $0.imagesResolved += 1 }
+                observe(set.results.count, work.count)
                 if next < work.count { submit() }
             }
         }
@@ -120,22 +121,5 @@ struct ResolvedSet: Sendable {
             guard case .failed(let failure) = result, failure.kind == .offlineMiss else { return nil }
             return representative[key]?.description
         }.sorted()
-    }
-
-    func count(into summary: inout BuildSummary) {
-        summary.uniqueImages = results.count
-        for result in results.values {
-            switch result {
-            case .failed: summary.imagesFailed += 1
-            case .resolved(let image, _):
-                summary.variantsEncoded += image.encoded
-                switch image.origin {
-                case .cached: summary.imagesCached += 1
-                case .downloaded: summary.imagesDownloaded += 1
-                case .revalidated: summary.imagesRevalidated += 1
-                case .stale: summary.imagesStale += 1
-                }
-            }
-        }
     }
 }

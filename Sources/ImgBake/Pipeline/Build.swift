@@ -1,18 +1,5 @@
 import Foundation
 
-/// A fatal problem: the build cannot start or cannot write its results.
-public struct BuildError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable { case usage, failed }
-    public var kind: Kind
-    public var message: String
-    public var description: String { message }
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-}
-
 /// What a build produced: diagnostics (sorted by place), counts, and the exit status it implies.
 public struct BuildResult: Sendable {
     public var diagnostics: [Diagnostic]
@@ -116,7 +103,7 @@ public struct Build: Sendable {
 
         var images = await resolver.resolveAll(rewritable.flatMap { page, requests in
             zip(page.scan.references.map(\.url), requests).map { ($0, $1) }
-        }, progress: progress)
+        }, observe: { done, total in progress.update { $0.imagesResolved = done; $0.imagesTotal = total } })
         let rewriter = PageRewriter(output: config.output, images: config.images, renderer: renderer)
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
             rewritable.map { page, requests in
@@ -184,7 +171,7 @@ public struct Build: Sendable {
         }
 
         diagnostics += images.diagnostics(for: rewritable.map(\.page.scan))
-        images.count(into: &summary)
+        summary.count(images)
         diagnostics += await resolver.finish(images, now: now())
         lock = nil
         if !check, let maxSize = config.cache.maxSize {
@@ -283,6 +270,3 @@ public struct Build: Sendable {
     }
 }
 
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

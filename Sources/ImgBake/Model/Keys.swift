@@ -1,0 +1,38 @@
+import Digest
+
+/// The keys of the data flow (see ARCHITECTURE.md, "Keys"): types, not strings passed around.
+
+/// The SHA-256 of some bytes: the name of a blob. Identical bytes reached through different URLs are
+/// one blob.
+public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let hex: String
+
+    public init?(hex: String) {
+        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        self.hex = hex
+    }
+
+    public init(of bytes: some Collection<UInt8>) {
+        hex = Hex.lowercase(SHA256.hash(bytes))
+    }
+
+    public var description: String { hex }
+    public static func < (a: BlobID, b: BlobID) -> Bool { a.hex < b.hex }
+}
+
+/// The cache key of an original: the URL after the key filter (ignored query parameters removed).
+/// Same key, same download.
+public struct OriginalKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let string: String
+    public init(_ string: String) { self.string = string }
+    public var description: String { string }
+    public static func < (a: OriginalKey, b: OriginalKey) -> Bool { a.string < b.string }
+}
+
+/// The cache key of a variant: hash of the original's blob, the canonical variant spec and the
+/// encoder salt. Fetch settings never enter it.
+public struct VariantKey: Hashable, Sendable, CustomStringConvertible {
+    public let hex: String
+    public init(hex: String) { self.hex = hex }
+    public var description: String { hex }
+}
