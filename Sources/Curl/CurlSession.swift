@@ -23,7 +23,15 @@ public final class CurlSession: Sendable {
         thread.start()
     }
 
-    deinit { loop.stop() }
+    /// Without `shutdown`, the owner thread still ends (after failing what is left) when the session
+    /// goes away; nothing blocks here.
+    deinit { loop.stop(whenDone: nil) }
+
+    /// Fails the transfers still queued or running, ends the owner thread and returns once it has
+    /// cleaned up every handle.
+    public func shutdown() async {
+        await withCheckedContinuation { continuation in loop.stop(whenDone: continuation) }
+    }
 
     /// Runs one transfer. Never throws: failures come back as `TransferError`.
     public func perform(_ request: TransferRequest) async -> Result<TransferResponse, TransferError> {
@@ -43,8 +51,7 @@ struct Pending: Sendable {
 private final class Loop: Sendable {
     let maxConcurrent: Int
     let maxPerHost: Int
-    let inbox = Mutex<(items: [Pending], stopping: Bool)>(([], false))
-    let finished = DispatchSemaphore(value: 0)
+    let inbox = Mutex<(items: [Pending], stopping: Bool, joiners: [CheckedContinuation<Void, Never>], ended: Bool)>(([], false, [], false))
     /// Only `curl_multi_wakeup` (documented thread-safe) is called on it from other threads.
     nonisolated(unsafe) let multi: UnsafeMutableRawPointer
 
@@ -57,15 +64,29 @@ private final class Loop: Sendable {
     }
 
     func enqueue(_ pending: Pending) {
-        inbox.withLock { $0.items.append(pending) }
-        curl_multi_wakeup(multi)
+        // Woken under the lock: once the loop has ended (and freed the multi handle), nobody wakes it.
+        let accepted = inbox.withLock { state in
+            guard !state.ended else { return false }
+            state.items.append(pending)
+            curl_multi_wakeup(multi)
+            return true
+        }
+        if !accepted { pending.completion.resume(returning: .failure(Self.cancelled)) }
     }
 
-    func stop() {
-        inbox.withLock { $0.stopping = true }
-        curl_multi_wakeup(multi)
-        finished.wait()
+    func stop(whenDone joiner: CheckedContinuation<Void, Never>?) {
+        let ended = inbox.withLock { state in
+            state.stopping = true
+            if !state.ended {
+                if let joiner { state.joiners.append(joiner) }
+                curl_multi_wakeup(multi)
+            }
+            return state.ended
+        }
+        if ended { joiner?.resume() }
     }
+
+    static let cancelled = TransferError.curl(code: -2, message: "cancelled: imgbake is shutting down")
 
     /// The owner thread's loop: admit, drive, collect, sleep until there is work or a socket is ready.
     func run() {
@@ -78,7 +99,14 @@ private final class Loop: Sendable {
                 return (state.items, state.stopping)
             }
             queue.append(contentsOf: incoming)
-            if stopping && queue.isEmpty && active.isEmpty { break }
+            if stopping {
+                for pending in queue { pending.completion.resume(returning: .failure(Self.cancelled)) }
+                for (handle, transfer) in active {
+                    curl_multi_remove_handle(multi, handle)
+                    transfer.completion.resume(returning: .failure(Self.cancelled))
+                }
+                break
+            }
 
             var index = 0
             while index < queue.count && active.count < maxConcurrent {
@@ -107,8 +135,15 @@ private final class Loop: Sendable {
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
+        let (late, joiners) = inbox.withLock { state in
+            state.ended = true
+            defer { state.items = []; state.joiners = [] }
+            return (state.items, state.joiners)
+        }
+        active.removeAll() // each Transfer frees its easy handle
         curl_multi_cleanup(multi)
-        finished.signal()
+        for pending in late { pending.completion.resume(returning: .failure(Self.cancelled)) }
+        for joiner in joiners { joiner.resume() }
     }
 
     /// Per-host admission key: scheme, host and port as written in the URL.

@@ -127,14 +127,6 @@ struct BuildCommand: AsyncParsableCommand {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }
         }
-        if let path = config.reportPath, let report = result.report {
-            let data = path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
-                ? Data(ReportHTML.render(report).utf8) : report.json()
-            guard FileManager.default.createFile(atPath: path, contents: data) else {
-                Terminal.error("imgbake: error: cannot write the report to \(path)")
-                throw ExitCode(1)
-            }
-        }
         if !quiet { for line in result.summary.lines { print(line) } }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }

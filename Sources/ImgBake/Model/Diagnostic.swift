@@ -43,3 +43,15 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
         (a.file, a.line, a.column) < (b.file, b.line, b.column)
     }
 }
+
+extension Diagnostic {
+    /// Diagnostics without a place first, then by file, line, column.
+    public static func byPlace(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
+        switch (a.location, b.location) {
+        case (nil, nil): return a.message < b.message
+        case (nil, _): return true
+        case (_, nil): return false
+        case (let x?, let y?): return x == y ? a.message < b.message : x < y
+        }
+    }
+}

@@ -1,11 +1,40 @@
 import Foundation
 
+/// Which pages a build reads: those whose last build does not still hold.
+struct PagePartition: Sendable {
+    /// What the last build of this site and output knew, by page.
+    var previous: [String: PageState]
+    /// Pages left alone: unchanged, built with the same settings, complete, outputs present, images fresh.
+    var unchanged: [PageState]
+    var toRead: [String]
+}
+
+/// The pages read and scanned, and the ones that could not be read.
+struct ScanOutcome: Sendable {
+    var pages: [ScannedPage]
+    var unreadable: [Diagnostic]
+}
+
 extension Build {
+    /// Every page and other file of the site, outside the images folder and the output.
+    func takeInventory(_ plan: BuildPlan) -> SiteInventory {
+        var skipped = [plan.imagesFolder]
+        if let out = plan.configuration.outputDirectory { skipped.append(out) }
+        return SiteInventory.walk(plan.configuration.site, skipping: skipped)
+    }
+
     /// Pages whose last build still holds (unchanged source, same settings, every image localised,
     /// outputs present, images fresh) and those that must be read.
-    func partition(_ pages: [String], previous: [String: PageState], fingerprint: String,
-                   cache: ImageCache) async -> (unchanged: [PageState], toRead: [String]) {
-        let config = configuration
+    func partition(_ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async -> PagePartition {
+        let previous = await cache.pageStates(root: plan.stateRoot)
+        let (unchanged, toRead) = await partition(inventory.pages, previous: previous, plan: plan, cache: cache)
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = unchanged.count }
+        return PagePartition(previous: previous, unchanged: unchanged, toRead: toRead)
+    }
+
+    private func partition(_ pages: [String], previous: [String: PageState], plan: BuildPlan,
+                           cache: ImageCache) async -> (unchanged: [PageState], toRead: [String]) {
+        let config = plan.configuration
         guard config.fetch.policy != .refresh else { return ([], pages) }
         var candidates: [PageState] = []
         var toRead: [String] = []
@@ -17,7 +46,7 @@ extension Build {
             return found
         }
         for path in pages {
-            guard var state = previous[path], state.fingerprint == fingerprint, state.complete,
+            guard var state = previous[path], state.fingerprint == plan.fingerprint, state.complete,
                   let stamp = FileStamp.of(config.site + "/" + path) else { toRead.append(path); continue }
             if stamp.size != state.size || stamp.modified != state.modified {
                 // Touched: unchanged only if the bytes are.
@@ -28,7 +57,7 @@ extension Build {
                 state.size = stamp.size
                 state.modified = stamp.modified
             }
-            let imagesFolder = config.outputRoot + "/" + config.output.imagesDirectory + "/"
+            let imagesFolder = plan.imagesFolder + "/"
             let outputsThere = state.images.allSatisfy { exists(imagesFolder + $0) }
             let pageThere = config.outputDirectory == nil
                 || (state.output.map { FileStamp.of(config.outputRoot + "/" + path) == $0 } ?? exists(config.outputRoot + "/" + path))
@@ -40,12 +69,11 @@ extension Build {
         guard !keys.isEmpty, !config.fetch.isOffline else { return (candidates, toRead) }
         let ttl = config.fetch.ttl
         let moment = now()
-        let stale: Set<String> = (try? await cache.perform { index, _ in
-            Set(try keys.filter { key in
-                guard let record = try index.original(OriginalKey(key)) else { return true }
-                return !Freshness.isFresh(record, now: moment, defaultTTL: ttl)
-            })
-        }) ?? keys
+        let records = (try? await cache.originals(keys.map(OriginalKey.init))) ?? [:]
+        let stale = keys.filter { key in
+            guard let record = records[OriginalKey(key)] else { return true }
+            return !Freshness.isFresh(record, now: moment, defaultTTL: ttl)
+        }
         var unchanged: [PageState] = []
         for state in candidates {
             if state.keys.contains(where: stale.contains) { toRead.append(state.path) } else { unchanged.append(state) }
@@ -55,22 +83,27 @@ extension Build {
 
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).
     /// A page that cannot be read is a warning naming it; the build goes on without it.
-    func scan(_ paths: [String], progress: BuildProgress? = nil) async -> (pages: [ScannedPage], unreadable: [Diagnostic]) {
-        let config = configuration
-        let publicPath = OutputNaming(publicPath: config.output.publicPath).publicPath
-        return await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
+    func scan(_ paths: [String], _ plan: BuildPlan) async -> ScanOutcome {
+        await Self.scan(paths, site: plan.configuration.site, publicPath: plan.ownPublicPath, jobs: plan.configuration.jobs) {
+            progress.update { $0.pagesScanned += 1 }
+        }
+    }
+
+    static func scan(_ paths: [String], site: String, publicPath: String, jobs: Int,
+                     scanned: @Sendable () -> Void = {}) async -> ScanOutcome {
+        await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
             var results = [Result<ScannedPage, PageReadError>?](repeating: nil, count: paths.count)
             var next = 0
             func submit() {
                 let index = next
                 let path = paths[index]
-                group.addTask { (index, Self.scan(site: config.site, path: path, publicPath: publicPath)) }
+                group.addTask { (index, Self.scan(site: site, path: path, publicPath: publicPath)) }
                 next += 1
             }
-            while next < min(paths.count, max(2, config.jobs * 2)) { submit() }
-            while let (index, scanned) = await group.next() {
-                results[index] = scanned
-                progress?.update { $0.pagesScanned += 1 }
+            while next < min(paths.count, max(2, jobs * 2)) { submit() }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                scanned()
                 if next < paths.count { submit() }
             }
             var pages: [ScannedPage] = []
@@ -83,7 +116,7 @@ extension Build {
                                                  at: SourceLocation(file: problem.path, line: 1, column: 1)))
                 }
             }
-            return (pages, unreadable)
+            return ScanOutcome(pages: pages, unreadable: unreadable)
         }
     }
 
@@ -109,28 +142,11 @@ extension Build {
     }
 
     /// The page's bytes again, for rewriting, if they are still the ones scanned.
-    func reload(_ page: ScannedPage) -> PageScan? {
-        guard let bytes = AtomicFile.read(configuration.site + "/" + page.scan.file.path), BlobID(of: bytes).hex == page.hash
+    func reload(_ page: ScannedPage, _ plan: BuildPlan) -> PageScan? {
+        guard let bytes = AtomicFile.read(plan.configuration.site + "/" + page.scan.file.path), BlobID(of: bytes).hex == page.hash
         else { return nil }
         var scan = page.scan
         scan.file = SourceFile(path: scan.file.path, kind: scan.file.kind, bytes: bytes)
         return scan
-    }
-
-    /// Writes a rewritten page (in place, or under `--out`), keeping the source's permissions, unless
-    /// the target already holds exactly these bytes. Returns the written file's stamp.
-    func writePage(_ path: String, _ bytes: [UInt8]) throws(BuildError) -> FileStamp? {
-        let source = configuration.site + "/" + path
-        let target = configuration.outputRoot + "/" + path
-        if configuration.outputDirectory != nil, FileStamp.of(target)?.size == bytes.count, AtomicFile.read(target) == bytes {
-            return FileStamp.of(target)
-        }
-        do {
-            try AtomicFile.makeDirectory((target as NSString).deletingLastPathComponent)
-            try AtomicFile.write(bytes, to: target, durable: false, mode: AtomicFile.mode(of: source) ?? 0o644)
-        } catch {
-            throw BuildError(.failed, error.description)
-        }
-        return FileStamp.of(target)
     }
 }

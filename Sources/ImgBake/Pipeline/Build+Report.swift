@@ -3,9 +3,10 @@ import Foundation
 /// `--check` and `--report`: what a build tells about itself.
 extension Build {
     /// `--check`: every reference that would stay remote, with why.
-    func remaining(leftAlone: [String: String], scanned: [ScannedPage], images: ResolvedSet) -> [Diagnostic] {
+    func remaining(_ selection: Selection, images: ResolvedSet) -> [Diagnostic] {
+        let leftAlone = selection.leftAlone
         var remaining: [Diagnostic] = []
-        for page in scanned {
+        for page in selection.pages {
             for reference in page.scan.references {
                 if let why = leftAlone[page.scan.file.path] {
                     remaining.append(Diagnostic(.error, "\(reference.url): stays remote (\(why))", at: reference.location))
@@ -18,19 +19,21 @@ extension Build {
                 remaining.append(Diagnostic(.error, diagnostic.message, at: diagnostic.location))
             }
         }
-        return remaining.sorted(by: Self.order)
+        return remaining.sorted(by: Diagnostic.byPlace)
     }
 
-    func makeReport(scanned: [ScannedPage], leftAlone: [String: String], unchanged: [PageState], images: ResolvedSet,
-                            summary: BuildSummary, counters: FetchCounters, diagnostics: [Diagnostic], check: Bool,
-                            transformer: Transformer) async -> BuildReport {
-        var builder = ReportBuilder(configuration: configuration, check: check)
+    func makeReport(_ outcome: Outcome, summary: BuildSummary, diagnostics: [Diagnostic], transformer: Transformer) async -> BuildReport {
+        let configuration = outcome.plan.configuration
+        let images = outcome.images
+        var builder = ReportBuilder(configuration: configuration, check: outcome.plan.check)
         let naming = OutputNaming(publicPath: configuration.output.publicPath)
         builder.add(images: images, naming: naming)
-        for page in scanned { builder.add(scanned: page, images: images, skippedBecause: leftAlone[page.scan.file.path]) }
-        for state in unchanged { builder.add(unchanged: state) }
-        builder.finish(summary: summary, counters: counters, diagnostics: diagnostics)
-        if configuration.reportPath?.lowercased().hasSuffix(".html") == true || configuration.reportPath?.lowercased().hasSuffix(".htm") == true {
+        for page in outcome.selection.pages {
+            builder.add(scanned: page, images: images, skippedBecause: outcome.selection.leftAlone[page.scan.file.path])
+        }
+        for state in outcome.pages.unchanged { builder.add(unchanged: state) }
+        builder.finish(summary: summary, counters: outcome.counters, diagnostics: diagnostics)
+        if let path = configuration.reportPath, ReportFile.isHTML(path) {
             // Thumbnails from the smallest file of each image that pages use (only those were written).
             let folder = configuration.outputRoot + "/" + configuration.output.imagesDirectory + "/"
             for index in builder.report.images.indices {

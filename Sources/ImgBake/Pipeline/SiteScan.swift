@@ -23,8 +23,9 @@ public struct SiteScan: Sendable {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
         let pages = SiteInventory.walk(site, skipping: []).pages
-        let (scanned, unreadable) = await Build(config).scan(pages)
-        let scans = scanned.map(\.scan)
+        let outcome = await Build.scan(pages, site: site, publicPath: OutputNaming(publicPath: config.output.publicPath).publicPath,
+                                       jobs: jobs)
+        let (scans, unreadable) = (outcome.pages.map(\.scan), outcome.unreadable)
         return SiteScan(
             entries: scans.flatMap { scan in
                 scan.references.map {

@@ -9,6 +9,16 @@
 ///
 /// Remote images are not files make can see: `--refresh` (or the TTL) keeps them current.
 enum Depfile {
+    /// Writes the rule (atomically), creating the folder it goes in.
+    static func write(to target: String, prerequisites: [String]) throws(BuildError) {
+        do {
+            try AtomicFile.makeDirectory(AtomicFile.folder(of: target))
+            try AtomicFile.write(Array(contents(target: target, prerequisites: prerequisites).utf8), to: target, durable: false)
+        } catch {
+            throw BuildError(.failed, error.description)
+        }
+    }
+
     static func contents(target: String, prerequisites: [String]) -> String {
         var text = escape(target) + ":"
         for path in prerequisites { text += " \\\n  " + escape(path) }

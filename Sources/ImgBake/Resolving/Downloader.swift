@@ -49,6 +49,9 @@ public final class Downloader: Sendable {
 
     public var stats: FetchCounters { counters.withLock { $0 } }
 
+    /// Fails what is still queued or running and ends the transfer thread.
+    public func shutdown() async { await session.shutdown() }
+
     /// Downloads `url`, revalidating with `validators` when given.
     public func download(_ url: RemoteURL, revalidating validators: Validators? = nil) async -> DownloadResult {
         var attempt = 0

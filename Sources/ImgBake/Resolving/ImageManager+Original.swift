@@ -6,12 +6,12 @@ extension ImageManager {
         var notes: [String] = []
         var record: OriginalRecord?
         if !force {
-            do { record = try await cache.perform { index, _ in try index.original(key) } } catch {
+            do { record = try await cache.original(key) } catch {
                 notes.append("cache index unreadable (\(error)); fetching")
             }
         }
         if let record {
-            let credits = (try? await cache.perform { index, _ in try index.credits(record.blob) }) ?? nil
+            let credits = await cache.credits(of: record.blob)
             let fresh = Freshness.isFresh(record, now: now(), defaultTTL: fetch.ttl)
             if fetch.isOffline || (fresh && fetch.policy != .refresh) {
                 return .available(record, origin: .cached, credits: credits ?? Credits(), notes: notes)
@@ -21,7 +21,7 @@ extension ImageManager {
                 var refreshed = record
                 refreshed.validators = merged(record.validators, validators)
                 refreshed.fetchedAt = now()
-                try? await cache.perform { [refreshed, now] index, _ in try index.putOriginal(refreshed, now: now()) }
+                await cache.revalidated(refreshed, now: now())
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
                 return await store(bytes, validators: validators, url: url, key: key, notes: notes)
@@ -37,7 +37,7 @@ extension ImageManager {
             let why = force ? "the cached copy is damaged" : "not in the cache"
             return .failed(ImageFailure(reason: "\(why) (\(fetch.policy == .frozen ? "--frozen" : "--offline"): no network)", kind: .offlineMiss))
         }
-        if !fetch.retryFailed, !force, let remembered = try? await cache.perform({ index, _ in try index.failure(key) }),
+        if !fetch.retryFailed, !force, let remembered = await cache.failure(key),
            now() - remembered.failedAt < Double(fetch.failureTTL.components.seconds) {
             let when = Self.describeAge(now() - remembered.failedAt)
             return .failed(ImageFailure(reason: "failed before (\(remembered.reason), \(when) ago); use --retry-failed", kind: .remembered))
@@ -77,12 +77,7 @@ extension ImageManager {
             let record = OriginalRecord(key: key, url: url.string, blob: blob, format: format, width: info.width,
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
-            try await cache.perform { [now] index, blobs in
-                try blobs.write(bytes)
-                try index.putOriginal(record, now: now())
-                if !inspection.credits.isEmpty { try index.putCredits(inspection.credits, for: blob) }
-                try index.removeFailure(key)
-            }
+            try await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
             return .available(record, origin: .downloaded, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)
@@ -94,7 +89,7 @@ extension ImageManager {
     nonisolated func fail(_ failure: FetchFailure, url: RemoteURL, key: OriginalKey, transform: Bool = false) async -> OriginalOutcome {
         if failure.kind == .permanent {
             let record = FailureRecord(key: key, url: url.string, reason: failure.reason, failedAt: now())
-            try? await cache.perform { index, _ in try index.putFailure(record) }
+            await cache.rememberFailure(record)
         }
         return .failed(ImageFailure(reason: failure.reason, kind: transform ? .transform : .fetch(failure.kind)))
     }

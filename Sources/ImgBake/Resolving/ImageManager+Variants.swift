@@ -59,7 +59,7 @@ extension ImageManager {
     nonisolated func variantSet(_ record: OriginalRecord, request: VariantRequest) async -> Result<MadeVariants, VariantSetError> {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         if record.format == .svg {
-            guard (try? await cache.perform({ _, blobs in blobs.exists(record.blob) })) == true else {
+            guard await cache.hasBlob(record.blob) else {
                 return .failure(.originalDamaged("was missing"))
             }
             return .success(MadeVariants(variants: [svgCopy(record)], encoded: 0, placeholder: nil))
@@ -67,11 +67,9 @@ extension ImageManager {
         let specs = plan.specs(for: source, request: request)
         let keys = specs.map { $0.key(original: record.blob) }
         let kind = placeholder
-        let (stored, storedPlaceholder): ([VariantKey: VariantRecord], String?) = (try? await cache.perform { index, blobs in
-            // A row whose blob file vanished or changed size is a miss; a dropped variant has no blob.
-            let rows = try index.variants(keys).filter { row in row.value.blob.map { blobs.size($0) == row.value.bytes } ?? true }
-            return (rows, kind == .none ? nil : try index.placeholder(kind.rawValue, for: record.blob))
-        }) ?? ([:], nil)
+        // A row whose blob file vanished or changed size is a miss.
+        let (stored, storedPlaceholder) = (try? await cache.storedVariants(keys, placeholder: kind == .none ? nil : kind.rawValue,
+                                                                           of: record.blob)) ?? ([:], nil)
         let missing = specs.filter { stored[$0.key(original: record.blob)] == nil }
         let needsPlaceholder = kind != .none && storedPlaceholder == nil
         var records = specs.compactMap { stored[$0.key(original: record.blob)] }
@@ -80,36 +78,32 @@ extension ImageManager {
 
         if !missing.isEmpty || needsPlaceholder {
             let job = TransformJob(specs: missing, placeholder: needsPlaceholder ? kind : .none)
-            let blobs = cache.blobs
+            let cache = self.cache
             let output: TransformOutput
             do {
                 output = try await transformer.transform(loading: {
-                    switch blobs.read(record.blob) {
+                    switch cache.readBlobHere(record.blob) {
                     case .found(let bytes): return ImageBuffer(bytes)
                     case .corrupt: throw DamagedOriginal(why: "did not match its hash")
                     case .missing: throw DamagedOriginal(why: "was missing")
                     }
                 }, format: record.format) { _ in job }
             } catch let damaged as DamagedOriginal {
-                try? await cache.perform { index, _ in try index.removeOriginal(record.key) }
+                await cache.forgetOriginal(record.key)
                 return .failure(.originalDamaged(damaged.why))
             } catch {
                 return .failure(.transform(error as? TransformError ?? .undecodable("\(error)")))
             }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)
             do {
-                let rows = try await cache.perform { [now] index, blobs in
-                    let rows = try made.map { variant, dropped in
-                        VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
-                                      spec: variant.spec.canonical, blob: dropped ? nil : try blobs.write(variant.bytes),
-                                      format: variant.spec.format, width: variant.width, height: variant.height,
-                                      bytes: variant.bytes.count)
-                    }
-                    try index.putVariants(rows, now: now())
-                    if let value = output.placeholder { try index.putPlaceholder(value, kind: kind.rawValue, for: record.blob) }
-                    return rows
+                let rows = made.map { variant, dropped in
+                    (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
+                                        spec: variant.spec.canonical, blob: nil, format: variant.spec.format,
+                                        width: variant.width, height: variant.height, bytes: variant.bytes.count),
+                     bytes: dropped ? nil : variant.bytes)
                 }
-                records += rows
+                records += try await cache.storeVariants(rows, of: record.blob,
+                                                         placeholder: output.placeholder.map { (kind.rawValue, $0) }, now: now())
             } catch {
                 return .failure(.store(error))
             }

@@ -75,6 +75,12 @@ public actor ImageManager {
         return await resolve(url, request: request)
     }
 
+    /// Cancels every load still running (at the end of a build that stops early).
+    public func cancelAll() {
+        for task in originals.values { task.cancel() }
+        for task in images.values { task.cancel() }
+    }
+
     /// Memory layer figures, for tests and reports.
     public var memory: (entries: Int, cost: Int, limit: Int, evictions: Int) {
         (resolved.count, resolved.totalCost, resolved.costLimit, resolved.evictions)

@@ -1,23 +1,11 @@
 import Foundation
 
-/// The resolving stage of a build: the cache, downloader, transformer and manager for this run, and
-/// every unique image resolved through them with a bounded number in flight (each holds its bytes).
+/// The resolving stage of a build: every unique image resolved through the manager once, with a
+/// bounded number in flight (each holds its bytes while it is downloaded and inspected).
 struct Resolver: Sendable {
     let cache: ImageCache
-    let downloader: Downloader
-    let transformer: Transformer
     let manager: ImageManager
     let inFlightLimit: Int
-
-    init(configuration config: Configuration, now: @escaping @Sendable () -> Double) throws {
-        cache = try ImageCache(directory: config.cache.directory)
-        downloader = Downloader(settings: config.fetch)
-        transformer = try Transformer(threads: config.jobs,
-                                      limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))
-        manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
-                               images: config.images, fetch: config.fetch, now: now)
-        inFlightLimit = config.fetch.concurrency + 2 * config.jobs
-    }
 
     /// Resolves every unique image once, with the union of what its references ask for (so each
     /// source is decoded at most once).
@@ -64,7 +52,7 @@ struct Resolver: Sendable {
             variants += image.variants.map(\.key)
         }
         do {
-            try await cache.perform { [originals, variants] index, _ in try index.touch(originals: originals, variants: variants, now: now) }
+            try await cache.touch(originals: originals, variants: variants, now: now)
             return []
         } catch {
             return [Diagnostic(.warning, "cache: could not record use: \(error)")]

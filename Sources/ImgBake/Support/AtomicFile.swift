@@ -46,6 +46,12 @@ enum AtomicFile {
         }
     }
 
+    /// The folder a path is in (`.` for a bare name).
+    static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
     /// Creates `path` and its parents.
     static func makeDirectory(_ path: String) throws(WriteError) {
         do {

@@ -9,8 +9,9 @@ public final class BlockingPool: Sendable {
     private let queue: JobQueue
 
     public init(threads: Int, name: String) {
-        queue = JobQueue()
-        for index in 0..<max(1, threads) {
+        let count = max(1, threads)
+        queue = JobQueue(threads: count)
+        for index in 0..<count {
             let thread = Thread { [queue] in queue.work() }
             thread.name = "imgbake-\(name)-\(index)"
             thread.stackSize = 8 << 20 // libvips and libheif use deep stacks
@@ -18,7 +19,13 @@ public final class BlockingPool: Sendable {
         }
     }
 
+    /// Without `shutdown`, the threads still end (after the queued work) when the pool goes away.
     deinit { queue.close() }
+
+    /// Runs the work queued so far, then ends the threads and returns once every one has ended.
+    public func shutdown() async {
+        await withCheckedContinuation { continuation in queue.close(whenDone: continuation) }
+    }
 
     /// Runs `work` on one of the pool's threads and returns its result.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -42,6 +49,10 @@ private final class JobQueue: @unchecked Sendable {
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
     private var closed = false
+    private var running: Int
+    private var joiners: [CheckedContinuation<Void, Never>] = []
+
+    init(threads: Int) { running = threads }
 
     func push(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
@@ -50,18 +61,28 @@ private final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    func close() {
+    func close(whenDone joiner: CheckedContinuation<Void, Never>? = nil) {
         condition.lock()
         closed = true
+        let ended = running == 0
+        if let joiner, !ended { joiners.append(joiner) }
         condition.broadcast()
         condition.unlock()
+        if ended { joiner?.resume() }
     }
 
     func work() {
         while true {
             condition.lock()
             while head == jobs.count && !closed { condition.wait() }
-            if head == jobs.count { condition.unlock(); return }
+            if head == jobs.count {
+                running -= 1
+                let waiting = running == 0 ? joiners : []
+                if running == 0 { joiners = [] }
+                condition.unlock()
+                for joiner in waiting { joiner.resume() }
+                return
+            }
             let job = jobs[head]
             head += 1
             if head > 1024 && head * 2 > jobs.count {

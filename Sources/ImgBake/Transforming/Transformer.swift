@@ -63,7 +63,7 @@ public struct Inspection: Sendable {
 /// a copy before encoding, because libvips 8.14's WebP saver ignores `strip`.
 public final class Transformer: Sendable {
     private let pool: BlockingPool
-    /// Header reads are cheap: they get their own threads, so a downloaded original is inspected,
+    /// Header reads are cheap: they get their own thread, so a downloaded original is inspected,
     /// stored and released at once instead of waiting (in memory) behind long encodes.
     private let inspectPool: BlockingPool
     private let limits: Limits
@@ -80,8 +80,14 @@ public final class Transformer: Sendable {
     public init(threads: Int, limits: Limits) throws {
         try VipsRuntime.start(threadsPerImage: 1)
         pool = BlockingPool(threads: threads, name: "transform")
-        inspectPool = BlockingPool(threads: 2, name: "inspect")
+        inspectPool = BlockingPool(threads: 1, name: "inspect")
         self.limits = limits
+    }
+
+    /// Finishes the work queued so far and ends the threads.
+    public func shutdown() async {
+        await pool.shutdown()
+        await inspectPool.shutdown()
     }
 
     public convenience init(threads: Int, maxPixels: Int) throws {

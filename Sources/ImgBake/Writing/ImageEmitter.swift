@@ -23,21 +23,22 @@ struct ImageEmitter: Sendable {
         let directory = self.directory
         var result = Result()
         var failure: String?
-        await withTaskGroup(of: (OutputImage, EmitOutcome).self) { group in
+        await withTaskGroup(of: (OutputImage, ImageCache.CopyOutcome?).self) { group in
             var pending = unique.values.sorted { $0.fileName < $1.fileName }[...]
             func submit() {
                 guard let output = pending.popFirst() else { return }
                 group.addTask {
-                    let outcome = (try? await cache.perform { index, blobs in
-                        try Self.emit(output, to: directory, index: index, blobs: blobs)
-                    }) ?? .failed("cannot write \(directory)/\(output.fileName)")
+                    // Same name, same size: the same bytes (the name holds their hash).
+                    let target = directory + "/" + output.fileName
+                    let outcome: ImageCache.CopyOutcome? = AtomicFile.size(of: target) == output.bytes
+                        ? nil : await cache.copyBlob(output.blob, to: target)
                     return (output, outcome)
                 }
             }
             for _ in 0..<4 { submit() }
             while let (output, outcome) = await group.next() {
                 switch outcome {
-                case .present: break
+                case nil: break
                 case .written:
                     result.written += 1
                     result.placed.insert(output.fileName)
@@ -51,27 +52,5 @@ struct ImageEmitter: Sendable {
         }
         if let failure { throw BuildError(.failed, failure) }
         return result
-    }
-
-    enum EmitOutcome: Sendable {
-        case present, written
-        case damaged(String)
-        case failed(String)
-    }
-
-    private static func emit(_ output: OutputImage, to directory: String, index: CacheIndex, blobs: BlobStore) throws -> EmitOutcome {
-        let target = directory + "/" + output.fileName
-        if AtomicFile.size(of: target) == output.bytes { return .present }
-        switch blobs.read(output.blob) {
-        case .found(let bytes):
-            do { try AtomicFile.write(bytes, to: target, durable: false) } catch { return .failed(error.description) }
-            return .written
-        case .corrupt:
-            try index.removeAll(withBlob: output.blob)
-            return .damaged("blob \(output.blob.hex.prefix(12)) did not match its hash")
-        case .missing:
-            try index.removeAll(withBlob: output.blob)
-            return .damaged("blob \(output.blob.hex.prefix(12)) was missing")
-        }
     }
 }

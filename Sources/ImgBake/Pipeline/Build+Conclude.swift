@@ -1,0 +1,98 @@
+import Foundation
+import ImgBakeTemplates
+
+/// Everything a build did, for its result, report and depfile.
+struct Outcome: Sendable {
+    var plan: BuildPlan
+    var pages: PagePartition
+    var selection: Selection
+    var images: ResolvedSet
+    var site: SiteChanges
+    /// From finishing: recording use, keeping the cache in budget.
+    var diagnostics: [Diagnostic]
+    var counters: FetchCounters
+}
+
+extension Build {
+    /// Records what the build used (for least-recently-used eviction), lets go of the cache, and keeps
+    /// it under `cache.max_size` if no other build is using it now. What this build used is never
+    /// evicted.
+    func finish(_ images: ResolvedSet, _ plan: BuildPlan, _ services: BuildServices) async -> [Diagnostic] {
+        var notes = await services.resolver.finish(images, now: now())
+        services.releaseCacheLock()
+        guard !plan.check, let maxBytes = plan.configuration.cache.maxSize else { return notes }
+        let directory = plan.configuration.cache.directory
+        guard let exclusive = try? BuildServices.lockCache(directory, .exclusive, wait: false) else {
+            return notes + [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]
+        }
+        defer { _ = exclusive }
+        do {
+            let report = try await services.cache.collectGarbage(maxBytes: maxBytes, protectedSince: plan.startedAt)
+            if report.removedFiles > 0 {
+                notes.append(Diagnostic(.note, "cache: evicted \(report.removedEntries) entries (\(ByteCount.describe(report.freedBytes))) to stay under \(ByteCount.describe(maxBytes))"))
+            }
+            if report.overBudget {
+                notes.append(Diagnostic(.warning, "cache: \(ByteCount.describe(report.remainingBytes)) is over the \(ByteCount.describe(maxBytes)) budget: this build alone uses more"))
+            }
+        } catch {
+            notes.append(Diagnostic(.warning, "cache: garbage collection failed: \(error)"))
+        }
+        return notes
+    }
+
+    /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
+    func conclude(_ outcome: Outcome, _ transformer: Transformer) async throws(BuildError) -> BuildResult {
+        let plan = outcome.plan, config = plan.configuration
+        var diagnostics = outcome.selection.diagnostics + outcome.site.diagnostics + outcome.diagnostics
+        diagnostics += outcome.images.diagnostics(for: outcome.selection.rewritable.map(\.page.scan))
+        let summary = summarize(outcome)
+        var result = BuildResult(diagnostics: diagnostics.sorted(by: Diagnostic.byPlace), summary: summary, exitCode: 0)
+        if config.fetch.policy == .frozen {
+            result.missing = outcome.images.missing
+            if !result.missing.isEmpty { result.exitCode = 1 }
+        }
+        if plan.check {
+            result.remaining = remaining(outcome.selection, images: outcome.images)
+            if !result.remaining.isEmpty { result.exitCode = 1 }
+        }
+        if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
+        if config.reportPath != nil || config.wantsReport {
+            result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics, transformer: transformer)
+        }
+        if let path = config.reportPath, let report = result.report { try ReportFile.write(report, to: path) }
+        if !plan.check, result.exitCode == 0, let target = config.depfilePath {
+            try Depfile.write(to: target, prerequisites: prerequisites(outcome))
+        }
+        return result
+    }
+
+    private func summarize(_ outcome: Outcome) -> BuildSummary {
+        var summary = BuildSummary()
+        summary.pagesScanned = outcome.selection.pages.count
+        summary.pagesUnchanged = outcome.pages.unchanged.count
+        summary.references = outcome.selection.references
+        summary.referencesLocalised = outcome.site.referencesLocalised
+        summary.pagesWritten = outcome.site.pagesWritten
+        summary.filesWritten = outcome.site.filesWritten
+        summary.count(outcome.images)
+        summary.requests = outcome.counters.requests
+        summary.notModified = outcome.counters.notModified
+        summary.bytesDownloaded = outcome.counters.bytes
+        summary.seconds = (ContinuousClock.now - outcome.plan.started).seconds
+        return summary
+    }
+
+    /// Everything the build read: what `make` must watch.
+    private func prerequisites(_ outcome: Outcome) -> [String] {
+        let config = outcome.plan.configuration
+        let inventory = takeInventory(outcome.plan)
+        var prerequisites = inventory.folders.map { Depfile.join(config.site, $0) }
+            + (inventory.pages + inventory.otherFiles).map { Depfile.join(config.site, $0) }
+        if let file = config.configurationFile { prerequisites.append(file) }
+        if let folder = config.output.templatesDirectory {
+            prerequisites += DefaultTemplates.all.keys.sorted().map { folder + "/" + $0 + ".mustache" }
+                .filter { FileManager.default.fileExists(atPath: $0) }
+        }
+        return prerequisites
+    }
+}

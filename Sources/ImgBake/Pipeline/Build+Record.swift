@@ -1,0 +1,50 @@
+/// What a build leaves behind besides pages and images: the mirrored site (`--out`), the state the
+/// next build starts from, and the removal of outputs nothing uses any more.
+extension Build {
+    /// With `--out`: every site file not written this build is placed in the output as it is.
+    func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String], _ plan: BuildPlan) throws(BuildError) {
+        let tree = OutputTree(site: plan.configuration.site, output: plan.configuration.outputRoot)
+        let written = Set(states.filter { $0.output != nil }.map(\.path))
+        for path in inventory.pages + inventory.otherFiles where !written.contains(path) {
+            _ = try tree.mirror(path)
+            placed[path] = "mirror"
+        }
+    }
+
+    /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page
+    /// refers to, and (with `--out`) copies of files gone from the site. Files it did not place stay.
+    ///
+    /// "Refers to" is what every page of the site holds after this build, whatever path it took
+    /// (unchanged, rewritten, left with a failed image, changed while the build ran): `site.states` has
+    /// one per page. When one page could not be read, no image file is removed at all.
+    func record(_ site: SiteChanges, _ pages: PagePartition, _ inventory: SiteInventory, _ images: ResolvedSet,
+                _ plan: BuildPlan, _ cache: ImageCache) async -> [Diagnostic] {
+        let config = plan.configuration
+        let present = Set(inventory.pages)
+        let gone = pages.previous.keys.filter { !present.contains($0) }
+        let referenced = Set(site.states.flatMap { $0.images.map { config.output.imagesDirectory + "/" + $0 } })
+        let everyPageKnown = site.states.allSatisfy(\.imagesKnown) && Set(site.states.map(\.path)).isSuperset(of: present)
+        let sitePaths = Set(inventory.pages + inventory.otherFiles)
+        let outputs = Set(site.outputs).compactMap { output in
+            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.description) }
+        }
+        do {
+            let placed = try await cache.placedFiles(root: plan.stateRoot).merging(site.placed) { $1 }
+            var removed: [String] = []
+            let tree = OutputTree(site: config.site, output: config.outputRoot)
+            for (path, kind) in placed {
+                let orphan = kind == "image"
+                    ? everyPageKnown && !referenced.contains(path)
+                    : (!plan.inPlace && !sitePaths.contains(path))
+                guard orphan else { continue }
+                tree.remove(path)
+                removed.append(path)
+            }
+            try await cache.recordBuild(root: plan.stateRoot, pages: site.states, removingPages: gone, outputs: outputs,
+                                        placed: site.placed, removed: removed)
+            return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
+        } catch {
+            return [Diagnostic(.warning, "cache: could not record the build's state: \(error)")]
+        }
+    }
+}

@@ -1,0 +1,138 @@
+/// Pages rewritten in memory, with the image files they refer to already written.
+struct RewrittenPages: Sendable {
+    /// Aligned with `Selection.rewritable`; nil where the page changed since it was scanned.
+    var rewrites: [PageRewrite?]
+    var filesWritten: Int
+    var placedImages: Set<String>
+    var notes: [Diagnostic]
+}
+
+/// What a build changed in the output, and the state each page of the site is left in.
+struct SiteChanges: Sendable {
+    /// One per page of the site.
+    var states: [PageState] = []
+    /// Output-relative paths placed by this build: `image` or `mirror`.
+    var placed: [String: String] = [:]
+    /// The image files the rewritten pages refer to (remembered by name, to write them again if lost).
+    var outputs: [OutputImage] = []
+    var diagnostics: [Diagnostic] = []
+    var filesWritten = 0
+    var pagesWritten = 0
+    var referencesLocalised = 0
+    /// Pages left alone: their image files were seen when they were partitioned.
+    var unchanged: Set<String> = []
+
+    mutating func merge(_ healing: Healing) {
+        filesWritten += healing.written
+        diagnostics += healing.diagnostics
+        placed.merge(healing.placed) { $1 }
+    }
+}
+
+extension Build {
+    /// Image files first, so a page never points at a file that is not there yet. A damaged cache blob
+    /// found on the way is repaired by resolving its image again, and the pages are rewritten with what
+    /// the repair produced.
+    func writeImagesAndRewrite(_ selection: Selection, _ images: inout ResolvedSet, _ plan: BuildPlan,
+                               _ services: BuildServices) async throws(BuildError) -> RewrittenPages {
+        let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
+        let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
+            selection.rewritable.map { page in
+                self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }
+            }
+        }
+        var rewrites = rewriteAll(images)
+        let emitter = ImageEmitter(cache: services.cache, directory: plan.imagesFolder)
+        var emitted = try await emitter.write(rewrites.flatMap { $0?.outputs ?? [] })
+        if !emitted.corrupt.isEmpty {
+            await services.resolver.reload(emitted.corrupt, into: &images)
+            rewrites = rewriteAll(images)
+            let again = try await emitter.write(rewrites.flatMap { $0?.outputs ?? [] })
+            emitted.written += again.written
+            emitted.notes += again.notes
+            emitted.placed.formUnion(again.placed)
+        }
+        return RewrittenPages(rewrites: rewrites, filesWritten: emitted.written, placedImages: emitted.placed,
+                              notes: emitted.notes.map { Diagnostic(.note, $0) })
+    }
+
+    /// Writes the rewritten pages (in place, or under `--out` with the rest of the site mirrored) and
+    /// settles the state of every page of the site.
+    func writePages(_ rewritten: RewrittenPages, _ selection: Selection, _ pages: PagePartition, _ inventory: SiteInventory,
+                    _ images: ResolvedSet, _ plan: BuildPlan) throws(BuildError) -> SiteChanges {
+        let config = plan.configuration
+        let writer = PageWriter(site: config.site, outputRoot: config.outputRoot, inPlace: plan.inPlace)
+        var site = SiteChanges(diagnostics: rewritten.notes, filesWritten: rewritten.filesWritten)
+        for name in rewritten.placedImages { site.placed[config.output.imagesDirectory + "/" + name] = "image" }
+        for (page, rewrite) in zip(selection.rewritable.map(\.page), rewritten.rewrites) {
+            guard let rewrite else {
+                site.diagnostics.append(Diagnostic(.warning, "changed while imgbake was running; left for the next build",
+                                                   at: SourceLocation(file: page.scan.file.path, line: 1, column: 1)))
+                continue
+            }
+            site.diagnostics += rewrite.diagnostics
+            site.referencesLocalised += rewrite.localised
+            site.outputs += rewrite.outputs
+            var written: FileStamp?
+            if let bytes = rewrite.bytes {
+                written = try writer.write(page.scan.file.path, bytes)
+                site.pagesWritten += 1
+                if !plan.inPlace { site.placed[page.scan.file.path] = "mirror" }
+            }
+            site.states.append(state(of: page, rewrite: rewrite, written: written, images: images, plan))
+        }
+        for page in selection.pages where selection.leftAlone[page.scan.file.path] != nil {
+            site.states.append(state(of: page, rewrite: nil, written: nil, images: images, plan))
+        }
+        site.states += pages.unchanged
+        site.unchanged = Set(pages.unchanged.map(\.path))
+        // A page that changed while the build ran, or could not be read, keeps what it refers to now
+        // (and the images stay), with `complete` off so the next build reads it.
+        let recorded = Set(site.states.map(\.path))
+        for path in inventory.pages where !recorded.contains(path) {
+            site.states.append(unsettledState(path, previous: pages.previous[path], plan))
+        }
+        if !plan.inPlace {
+            try mirror(inventory, states: site.states, placed: &site.placed, plan)
+        }
+        return site
+    }
+
+    /// The state of a page this build did not settle: what it refers to is read from the output as it
+    /// is now (so its image files stay), and it is read again next time.
+    private func unsettledState(_ path: String, previous: PageState?, _ plan: BuildPlan) -> PageState {
+        let live = (try? AtomicFile.readWithStamp(plan.configuration.outputRoot + "/" + path)).map {
+            OwnImageReferences.fileNames(in: $0.0, publicPath: plan.ownPublicPath)
+        }
+        var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
+                                          output: nil, complete: false, keys: [], images: [], references: [])
+        state.complete = false
+        state.imagesKnown = live != nil
+        state.images = Array(Set(state.images).union(live ?? [])).sorted()
+        return state
+    }
+
+    private func state(of page: ScannedPage, rewrite: PageRewrite?, written: FileStamp?, images: ResolvedSet,
+                       _ plan: BuildPlan) -> PageState {
+        let references = page.scan.references
+        let resolved = references.allSatisfy { images.image(for: $0.url) != nil }
+        let complete = rewrite != nil && resolved && page.scan.diagnostics.isEmpty && (rewrite?.diagnostics.isEmpty ?? false)
+        let inPlaceRewritten = plan.inPlace && written != nil
+        // Rewritten in place, the page is now what imgbake wrote: that is the source next time.
+        let source = inPlaceRewritten ? written! : page.stamp
+        let hash = inPlaceRewritten ? BlobID(of: rewrite!.bytes!).hex : page.hash
+        return PageState(
+            path: page.scan.file.path, fingerprint: plan.fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
+            output: plan.inPlace ? nil : written, complete: complete,
+            keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.url]?.string })).sorted(),
+            images: Array(ownImages(page, rewrite: rewrite, plan)).sorted(),
+            references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description) })
+    }
+
+    /// The image files the page refers to as it now is in the output: those of the bytes written, or
+    /// (not rewritten) of the source, whatever build localised them.
+    private func ownImages(_ page: ScannedPage, rewrite: PageRewrite?, _ plan: BuildPlan) -> Set<String> {
+        guard let rewrite, let bytes = rewrite.bytes else { return page.ownImages }
+        return OwnImageReferences.fileNames(in: bytes, publicPath: plan.ownPublicPath).union(rewrite.outputs.map(\.fileName))
+    }
+}

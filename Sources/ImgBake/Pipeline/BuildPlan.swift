@@ -1,0 +1,46 @@
+import Foundation
+
+/// What a build works from, settled before anything is touched: the effective configuration
+/// (`--check` resolves from the cache only), the markup templates, the fingerprint of every setting
+/// that shapes outputs, and the names derived from them.
+struct BuildPlan: Sendable {
+    let configuration: Configuration
+    /// `--check`: resolve from the cache only, write nothing.
+    let check: Bool
+    let renderer: MarkupRenderer
+    let fingerprint: String
+    /// Identifies this site and output in the cache's per-site state.
+    let stateRoot: String
+    /// Unix seconds when the build started: what it used since is protected from eviction.
+    let startedAt: Double
+    let started = ContinuousClock.now
+
+    init(_ given: Configuration, now: Double) throws(BuildError) {
+        var config = given
+        if config.check { config.fetch.policy = .frozen }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BuildError(.usage, "site folder \(config.site) does not exist")
+        }
+        do { renderer = try MarkupRenderer(templatesDirectory: config.output.templatesDirectory) } catch {
+            throw BuildError(.usage, error.description)
+        }
+        configuration = config
+        check = config.check
+        fingerprint = BuildFingerprint.of(config, templates: renderer)
+        let site = URL(fileURLWithPath: config.site).standardizedFileURL.path
+        let output = URL(fileURLWithPath: config.outputRoot).standardizedFileURL.path
+        stateRoot = site + "\n" + output
+        startedAt = now
+    }
+
+    var imagesFolder: String { configuration.outputRoot + "/" + configuration.output.imagesDirectory }
+
+    /// `public_path` as references to the images folder start (with a trailing slash).
+    var ownPublicPath: String { OutputNaming(publicPath: configuration.output.publicPath).publicPath }
+
+    /// With a CDN `public_path`, references to what imgbake itself wrote look remote: they start with this.
+    var ownOutputPrefix: String? { configuration.output.publicPathIsAbsolute ? ownPublicPath : nil }
+
+    var inPlace: Bool { configuration.outputDirectory == nil }
+}

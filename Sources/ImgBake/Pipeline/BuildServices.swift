@@ -1,0 +1,75 @@
+import Synchronization
+
+/// The services one build runs on, with one owner that starts them, locks what they share, and
+/// shuts them down — cancelling what is still running and joining every thread it started —
+/// however the build ends.
+///
+/// Threads (the orchestration itself runs on Swift's cooperative pool, which never blocks):
+/// - transform: `--jobs` threads (default: the number of cores), one libvips pipeline each;
+/// - inspect: 1, header reads of downloaded originals (so they are stored and released at once
+///   instead of waiting in memory behind long encodes);
+/// - cache I/O: 2 (`ImageCache.ioThreads`), SQLite and blob files;
+/// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once).
+/// On the 2-core machines CI runs on that is 6 threads, of which only the transform ones are busy
+/// for long.
+final class BuildServices: Sendable {
+    let cache: ImageCache
+    let downloader: Downloader
+    let transformer: Transformer
+    let manager: ImageManager
+    let resolver: Resolver
+    /// Held while the build uses the cache, so `cache gc` never removes what it uses.
+    private let cacheLock: Mutex<CacheLock?>
+    /// Held for the whole build: one build at a time writes an output. None for `--check`.
+    let outputLock: OutputLock?
+
+    /// Runs `body` with the services, and shuts them down afterwards whatever happened.
+    static func using<T: Sendable>(_ plan: BuildPlan, now: @escaping @Sendable () -> Double,
+                                   _ body: (BuildServices) async throws(BuildError) -> T) async throws(BuildError) -> T {
+        let services = try await BuildServices(plan, now: now)
+        do {
+            let result = try await body(services)
+            await services.shutdown()
+            return result
+        } catch {
+            await services.shutdown()
+            throw error
+        }
+    }
+
+    private init(_ plan: BuildPlan, now: @escaping @Sendable () -> Double) async throws(BuildError) {
+        let config = plan.configuration
+        outputLock = plan.check ? nil : try await OutputLock(folder: config.outputRoot)
+        cacheLock = Mutex(try Self.lockCache(config.cache.directory, .shared, wait: true))
+        do { cache = try ImageCache(directory: config.cache.directory) } catch {
+            throw BuildError(.failed, "cannot open the cache at \(config.cache.directory): \(error)")
+        }
+        do {
+            transformer = try Transformer(threads: config.jobs,
+                                          limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))
+        } catch {
+            throw BuildError(.failed, "cannot start libvips: \(error)")
+        }
+        downloader = Downloader(settings: config.fetch)
+        manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
+                               images: config.images, fetch: config.fetch, now: now)
+        resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs)
+    }
+
+    /// Lets `cache gc` (and this build's own size-budget pass) take the cache exclusively.
+    func releaseCacheLock() { cacheLock.withLock { $0 = nil } }
+
+    static func lockCache(_ directory: String, _ mode: CacheLock.Mode, wait: Bool) throws(BuildError) -> CacheLock? {
+        do { return try CacheLock(directory: directory, mode: mode, wait: wait) } catch {
+            throw BuildError(.failed, "cannot lock the cache at \(directory): \(error)")
+        }
+    }
+
+    private func shutdown() async {
+        await manager.cancelAll()
+        await downloader.shutdown()
+        await transformer.shutdown()
+        await cache.shutdown()
+        releaseCacheLock()
+    }
+}
