@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "ImgBakeTemplates", path: "Templates",
                 exclude: ["README.md"],
                 resources: [.embedInCode("picture.mustache"), .embedInCode("img.mustache"),
-                            .embedInCode("img-attributes.mustache")]),
+                            .embedInCode("img-attributes.mustache"), .embedInCode("report.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
             "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims",

@@ -7,6 +7,9 @@ public enum DefaultTemplates {
         "img-attributes": text(PackageResources.img_attributes_mustache),
     ]
 
+    /// The `--report FILE.html` page (not replaceable: it is imgbake's, not the site's).
+    public static let report = text(PackageResources.report_mustache)
+
     private static func text(_ bytes: [UInt8]) -> String {
         var s = String(decoding: bytes, as: UTF8.self)
         if s.hasSuffix("\n") { s.removeLast() }

@@ -189,11 +189,6 @@ import Vips
         #expect(decoded.width == 16 && ImageFormat.sniff(bytes) == .webp)
         #expect(decoded.blob(field: "exif-data") == nil)
     }
-
-    @Test func base64() {
-        #expect(Base64.encode(Array("hello!?".utf8)) == Data("hello!?".utf8).base64EncodedString())
-        #expect(Base64.encode([]) == "" && Base64.encode([255]) == "/w==" && Base64.encode([1, 2]) == "AQI=")
-    }
 }
 
 @Suite struct VariantSizeTests {

@@ -37,7 +37,7 @@ enum Placeholders {
     static func lqip(_ tiny: VipsImage) throws(VipsError) -> String {
         let tiny = try tiny.blurred(sigma: 0.7)
         let bytes = WebPContainer.strippingMetadata(try tiny.removingFields { _ in true }.encoded(as: .webp(quality: 40, effort: 4)))
-        return "data:image/webp;base64," + Base64.encode(bytes)
+        return "data:image/webp;base64," + Data(bytes).base64EncodedString()
     }
 }
 
@@ -144,24 +144,5 @@ enum BlurHash {
 
     private static func signedPow(_ value: Double, _ exponent: Double) -> Double {
         value < 0 ? -pow(-value, exponent) : pow(value, exponent)
-    }
-}
-
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i < bytes.count {
-            let b0 = Int(bytes[i]), b1 = i + 1 < bytes.count ? Int(bytes[i + 1]) : 0, b2 = i + 2 < bytes.count ? Int(bytes[i + 2]) : 0
-            out.append(alphabet[b0 >> 2])
-            out.append(alphabet[(b0 & 3) << 4 | b1 >> 4])
-            out.append(i + 1 < bytes.count ? alphabet[(b1 & 15) << 2 | b2 >> 6] : UInt8(ascii: "="))
-            out.append(i + 2 < bytes.count ? alphabet[b2 & 63] : UInt8(ascii: "="))
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

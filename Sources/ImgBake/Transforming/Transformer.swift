@@ -1,3 +1,4 @@
+import Foundation
 import Exif
 import Vips
 
@@ -130,7 +131,7 @@ public final class Transformer: Sendable {
             guard let small = try? image.resized(width: min(width, image.width)).materialized(),
                   let webp = try? small.removingFields(where: { _ in true }).encoded(as: .webp(quality: 60, effort: 2))
             else { return nil }
-            return "data:image/webp;base64," + Base64.encode(WebPContainer.strippingMetadata(webp))
+            return "data:image/webp;base64," + Data(WebPContainer.strippingMetadata(webp)).base64EncodedString()
         }
     }
 
