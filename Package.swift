@@ -54,7 +54,14 @@ let package = Package(
             "ImgBake",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "ImgBakeTests", dependencies: ["ImgBake", "Vips", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "Curl"],
-                    exclude: ["Fixtures"]),
+        // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
+        // real builds, the real binary), sharing a support library.
+        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake"], path: "Tests/TestSupport"),
+        .testTarget(name: "ImgBakeUnitTests",
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl"],
+                    path: "Tests/UnitTests"),
+        .testTarget(name: "ImgBakeEndToEndTests",
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Exif"],
+                    path: "Tests/EndToEndTests"),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct CacheTests {
     static let names = Paths.exampleImages

@@ -1,6 +1,7 @@
 import Curl
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct RemoteURLTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// The HTML standard's "parse a srcset attribute", on the inputs of the web-platform-tests file
 /// html/semantics/embedded-content/the-img-element/srcset/parse-a-srcset-attribute.html

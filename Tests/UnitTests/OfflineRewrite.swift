@@ -1,5 +1,6 @@
 import CommonMark
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// Rewrites a scanned page without network or cache: every remote URL resolves to a made-up PNG
 /// (one variant, 100 px wide, its blob named after the URL), so the local path each URL must get is

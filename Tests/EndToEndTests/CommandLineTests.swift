@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// The real `imgbake` binary: exit codes, where output goes, `scan --json`.
 @Suite struct CommandLineTests {

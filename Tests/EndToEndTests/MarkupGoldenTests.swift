@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// Byte-exact markup, compared with the files in Fixtures/golden (content hashes in file names are
 /// written `HASH`). `IMGBAKE_UPDATE_GOLDEN=1 swift test --filter MarkupGoldenTests` rewrites them;

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vips
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// The image manager's rules, each against the loopback origin: revalidation, coalescing, keys,
 /// retries, failure memory, fetch policies, repairs.

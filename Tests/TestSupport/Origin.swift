@@ -6,15 +6,15 @@ import FoundationNetworking
 
 /// The loopback test origin (Tests/Support/origin.py) as a child process: serves Examples/images,
 /// counts requests, injects faults. Stopped when the value goes away.
-final class Origin: @unchecked Sendable {
-    let port: Int
+package final class Origin: @unchecked Sendable {
+    package let port: Int
     private let process: Process
 
     /// The host tests use in URLs; `connectTo` routes it to this origin.
-    static let host = "images.test"
+    package static let host = "images.test"
 
     /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise.
-    init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil,
+    package init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil,
          tls: (cert: String, key: String)? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -49,33 +49,33 @@ final class Origin: @unchecked Sendable {
         process.terminate()
     }
 
-    struct OriginError: Error { let message: String }
+    package struct OriginError: Error { let message: String }
 
     /// `--connect-to` entry routing the test host (port 80) here.
-    var connectTo: String { "\(Self.host):80:127.0.0.1:\(port)" }
+    package var connectTo: String { "\(Self.host):80:127.0.0.1:\(port)" }
 
     /// `http://images.test/<path>`.
-    func url(_ path: String) -> String { "http://\(Self.host)/\(path)" }
+    package func url(_ path: String) -> String { "http://\(Self.host)/\(path)" }
 
-    struct Stats: Decodable {
-        let requests_total: Int
-        let paths: [String: Int]
-        let not_modified: Int
-        let max_concurrent: Int
-        let by_status: [String: Int]
-        let bytes_sent: Int
+    package struct Stats: Decodable {
+        package let requests_total: Int
+        package let paths: [String: Int]
+        package let not_modified: Int
+        package let max_concurrent: Int
+        package let by_status: [String: Int]
+        package let bytes_sent: Int
         /// Headers of the last request to each path, names lower-cased.
-        let headers: [String: [String: String]]
+        package let headers: [String: [String: String]]
     }
 
-    func stats() async throws -> Stats {
+    package func stats() async throws -> Stats {
         try JSONDecoder().decode(Stats.self, from: try await get("/__stats"))
     }
 
-    func reset() async throws { _ = try await get("/__reset") }
+    package func reset() async throws { _ = try await get("/__reset") }
 
     /// From now on, serve file `to` wherever `name` is asked for.
-    func swap(_ name: String, to other: String) async throws { _ = try await get("/__swap?name=\(name)&to=\(other)") }
+    package func swap(_ name: String, to other: String) async throws { _ = try await get("/__swap?name=\(name)&to=\(other)") }
 
     private func get(_ path: String) async throws -> Data {
         let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)

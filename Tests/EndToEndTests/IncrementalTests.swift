@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct IncrementalTests {
     func pages(_ site: TestSite, _ origin: Origin, count: Int) {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// Scans `html` as a page and returns (url, exact bytes the reference would replace, kind).
 private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: ImageReference.Kind)] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct DepfileTests {
     @Test func makeRunsImgbakeOnlyWhenSomethingItReadChanged() async throws {

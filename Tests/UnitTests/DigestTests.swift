@@ -1,6 +1,7 @@
 import Digest
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// SHA-256 names every blob and variant in existing caches: a change of implementation must give the
 /// same digests, byte for byte, or every cache would silently go cold (or worse, mismatch).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// toml-test's TOML 1.0 documents (vendored in Tests/Conformance/toml-test, listed in its
 /// `files-toml-1.0.0`): every valid one parses to the values of its tagged JSON, every invalid one is

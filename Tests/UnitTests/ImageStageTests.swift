@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vips
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct ImageStageTests {
     @Test func formatsAreSniffedFromBytes() {
@@ -97,7 +98,7 @@ import Vips
 }
 
 @Suite struct OrientationTests {
-    static let folder = Paths.root + "/Tests/ImgBakeTests/Fixtures/orientation"
+    static let folder = Paths.fixtures + "/orientation"
 
     /// Mean absolute difference per channel between two same-sized 8-bit images.
     static func difference(_ a: VipsImage, _ b: VipsImage) throws -> Double {

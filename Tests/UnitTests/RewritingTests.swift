@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 @Suite struct RewritingTests {
     @Test func splicesApplyBackToFrontAndRefuseOverlaps() throws {

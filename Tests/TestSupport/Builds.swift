@@ -2,16 +2,18 @@ import Foundation
 @testable import ImgBake
 
 /// A site, an output folder and a cache in one temporary folder, with a build configured for an origin.
-struct TestSite {
-    let folder = TemporaryFolder()
-    var site: String { folder.path + "/site" }
-    var out: String { folder.path + "/out" }
-    var cache: String { folder.path + "/cache" }
+package struct TestSite {
+    package init() {}
 
-    func page(_ path: String, _ text: String) { folder.write("site/" + path, text) }
-    func output(_ path: String) -> String? { folder.text("out/" + path) }
+    package let folder = TemporaryFolder()
+    package var site: String { folder.path + "/site" }
+    package var out: String { folder.path + "/out" }
+    package var cache: String { folder.path + "/cache" }
 
-    func configuration(origin: Origin?, out useOut: Bool = true) -> Configuration {
+    package func page(_ path: String, _ text: String) { folder.write("site/" + path, text) }
+    package func output(_ path: String) -> String? { folder.text("out/" + path) }
+
+    package func configuration(origin: Origin?, out useOut: Bool = true) -> Configuration {
         var config = Configuration(site: site, cacheDirectory: cache, jobs: 2)
         if useOut { config.outputDirectory = out }
         if let origin { config.fetch.connectTo = [origin.connectTo] }
@@ -19,17 +21,17 @@ struct TestSite {
         return config
     }
 
-    func build(_ config: Configuration, now: (@Sendable () -> Double)? = nil) async throws -> BuildResult {
+    package func build(_ config: Configuration, now: (@Sendable () -> Double)? = nil) async throws -> BuildResult {
         try await (now.map { Build(config, now: $0) } ?? Build(config)).run()
     }
 
-    func build(origin: Origin?, out: Bool = true) async throws -> BuildResult {
+    package func build(origin: Origin?, out: Bool = true) async throws -> BuildResult {
         try await build(configuration(origin: origin, out: out))
     }
 }
 
 /// An image manager on its own cache folder, fetching from `origin`.
-func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws -> ImageManager {
+package func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws -> ImageManager {
     var fetch = FetchSettings()
     fetch.connectTo = [origin.connectTo]
     return ImageManager(cache: try ImageCache(directory: folder), downloader: Downloader(settings: fetch),
@@ -39,26 +41,26 @@ func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 
 }
 
 /// What a child process printed and how it ended.
-struct CommandResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
+package struct CommandResult {
+    package let status: Int32
+    package let stdout: String
+    package let stderr: String
 }
 
 /// Runs the real `imgbake` binary.
-func runImgbake(_ arguments: [String], in directory: String? = nil) async throws -> CommandResult {
+package func runImgbake(_ arguments: [String], in directory: String? = nil) async throws -> CommandResult {
     try await runProcess(Paths.binary, arguments, in: directory)
 }
 
 /// Runs a program (`/usr/bin/env` finds it by name) with stdout and stderr merged into `stdout`.
-func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws -> CommandResult {
+package func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws -> CommandResult {
     try await runProcess("/usr/bin/env", arguments, in: directory, environment: environment, mergeStderr: true)
 }
 
 /// Waits without blocking a cooperative thread: the output is drained on other threads (with
 /// read(2), see `readAll`) and the continuation resumed from the termination handler; blocking calls
 /// here starved other tests.
-func runProcess(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String] = [:],
+package func runProcess(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String] = [:],
                 mergeStderr: Bool = false) async throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

@@ -1,5 +1,6 @@
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: String, kind: ImageReference.Kind)], scan: PageScan) {
     let file = SourceFile(path: "post.md", kind: .markdown, bytes: Array(markdown.utf8))

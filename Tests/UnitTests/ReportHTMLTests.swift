@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// The HTML report page, from `Templates/report.mustache`: byte for byte against a page reviewed by
 /// eye (Fixtures/golden/report.html; `IMGBAKE_UPDATE_GOLDEN=1` rewrites it), and escaped wherever a value comes from a page or a server.

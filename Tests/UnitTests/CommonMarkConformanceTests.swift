@@ -2,6 +2,7 @@ import CommonMark
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// Every example of the CommonMark spec (Tests/Conformance/commonmark), with each link and image
 /// destination made remote, scanned, rewritten to local paths and rendered with cmark-gfm: the

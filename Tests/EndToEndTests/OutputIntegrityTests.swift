@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// The promise behind every build that deletes or overwrites files: after any build, every local
 /// image reference in the output resolves to an existing file, and the output is what a clean build of

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vips
 @testable import ImgBake
+import ImgBakeTestSupport
 
 /// Replaces the 10-hex content hash in output names, so expectations do not depend on encoder bytes.
 func normalizingHashes(_ text: String) -> String {
