@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import ImgBakeTestSupport
+
+/// The folders of the library follow the data flow and depend on each other one way only; SQL stays
+/// behind the cache's API. Found from the sources: a folder depends on another when one of its files
+/// names a type declared at the top level of the other.
+@Suite struct LayeringTests {
+    static let library = Paths.root + "/Sources/ImgBake"
+
+    /// Folder → its Swift sources, comments and string literals removed.
+    static func sources() throws -> [String: [(file: String, text: String)]] {
+        var folders: [String: [(String, String)]] = [:]
+        let files = FileManager.default.subpaths(atPath: library)?.filter { $0.hasSuffix(".swift") } ?? []
+        let noise = try Regex(#"//[^\n]*|"(?:\\.|[^"\\\n])*""#)
+        for file in files {
+            let text = try String(contentsOfFile: library + "/" + file, encoding: .utf8)
+            folders[String(file.split(separator: "/")[0]), default: []].append((file, text.replacing(noise, with: "")))
+        }
+        return folders
+    }
+
+    static func dependencies() throws -> [String: [String: Set<String>]] {
+        let folders = try sources()
+        let declaration = try Regex(#"(?m)^(?:public |package |final |indirect )*(?:struct|enum|class|actor|protocol|typealias) ([A-Z][A-Za-z0-9_]*)"#)
+        var owner: [String: String] = [:]
+        for (folder, files) in folders {
+            for (_, text) in files {
+                for match in text.matches(of: declaration) { owner[String(match.output[1].substring!)] = folder }
+            }
+        }
+        var graph: [String: [String: Set<String>]] = [:]
+        for (folder, files) in folders {
+            let words = Set(files.flatMap { $0.text.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init) })
+            for (type, home) in owner where home != folder && words.contains(type) {
+                graph[folder, default: [:]][home, default: []].insert(type)
+            }
+        }
+        return graph
+    }
+
+    @Test func noFolderDependsOnOneThatDependsBackOnIt() throws {
+        let graph = try Self.dependencies()
+        // Every folder reachable from each one; a folder reaching itself is a cycle.
+        for start in graph.keys.sorted() {
+            var seen: Set<String> = []
+            var path: [String: String] = [:]
+            var queue = Array(graph[start, default: [:]].keys)
+            for next in queue { path[next] = start }
+            while let folder = queue.popLast() {
+                guard seen.insert(folder).inserted else { continue }
+                if folder == start {
+                    var chain = [start], at = path[start]!
+                    while at != start { chain.append(at); at = path[at]! }
+                    Issue.record("folder cycle: \(([start] + chain.dropFirst().reversed()).joined(separator: " → ")) → \(start)")
+                    break
+                }
+                for next in graph[folder, default: [:]].keys where !seen.contains(next) {
+                    path[next] = folder
+                    queue.append(next)
+                }
+            }
+        }
+        #expect(graph["Model"]?.keys.allSatisfy { $0 == "Support" } ?? true, "Model uses only Support: \(graph["Model"] ?? [:])")
+        #expect(graph["Scanning"]?.keys.allSatisfy { ["Model", "Support"].contains($0) } ?? true)
+    }
+
+    @Test func sqlStaysInTheCachingFolder() throws {
+        for (folder, files) in try Self.sources() where folder != "Caching" {
+            for (file, text) in files {
+                for needle in ["CacheIndex", "BlobStore", "db.query", "import SQLite"] {
+                    #expect(!text.contains(needle), "\(file) uses \(needle): go through ImageCache")
+                }
+            }
+        }
+    }
+
+    @Test func theBuildReadsAsItsStages() throws {
+        let text = try String(contentsOfFile: Self.library + "/Pipeline/Build.swift", encoding: .utf8)
+        let start = try #require(text.range(of: "    public func run() async throws(BuildError) -> BuildResult {"))
+        let end = try #require(text.range(of: "\n    }\n", range: start.upperBound..<text.endIndex))
+        let lines = text[start.lowerBound..<end.upperBound].split(separator: "\n").count
+        #expect(lines <= 40, "Build.run is \(lines) lines")
+    }
+}
