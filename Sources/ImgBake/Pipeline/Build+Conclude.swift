@@ -4,6 +4,7 @@ import ImgBakeTemplates
 /// Everything a build did, for its result, report and depfile.
 struct Outcome: Sendable {
     var plan: BuildPlan
+    var inventory: SiteInventory
     var pages: PagePartition
     var selection: Selection
     var images: ResolvedSet
@@ -43,7 +44,7 @@ extension Build {
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
     func conclude(_ outcome: Outcome, _ transformer: Transformer) async throws(BuildError) -> BuildResult {
         let plan = outcome.plan, config = plan.configuration
-        var diagnostics = outcome.selection.diagnostics + outcome.site.diagnostics + outcome.diagnostics
+        var diagnostics = outcome.inventory.diagnostics + outcome.selection.diagnostics + outcome.site.diagnostics + outcome.diagnostics
         diagnostics += outcome.images.diagnostics(for: outcome.selection.rewritable.map(\.page.scan))
         let summary = summarize(outcome)
         var result = BuildResult(diagnostics: diagnostics.sorted(by: Diagnostic.byPlace), summary: summary, exitCode: 0)
@@ -85,7 +86,7 @@ extension Build {
     /// Everything the build read: what `make` must watch.
     private func prerequisites(_ outcome: Outcome) -> [String] {
         let config = outcome.plan.configuration
-        let inventory = takeInventory(outcome.plan)
+        let inventory = outcome.inventory
         var prerequisites = inventory.folders.map { Depfile.join(config.site, $0) }
             + (inventory.pages + inventory.otherFiles).map { Depfile.join(config.site, $0) }
         if let file = config.configurationFile { prerequisites.append(file) }

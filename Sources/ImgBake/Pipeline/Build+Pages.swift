@@ -27,7 +27,10 @@ extension Build {
     /// outputs present, images fresh) and those that must be read.
     func partition(_ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async -> PagePartition {
         let previous = await cache.pageStates(root: plan.stateRoot)
-        let (unchanged, toRead) = await partition(inventory.pages, previous: previous, plan: plan, cache: cache)
+        // In place, a page reached through a link is left as it is: rewriting it would replace the link
+        // with a file, and the page it points at is in the site and rewritten where it is.
+        let candidates = plan.inPlace ? inventory.pages.filter { !inventory.linkedPages.contains($0) } : inventory.pages
+        let (unchanged, toRead) = await partition(candidates, previous: previous, plan: plan, cache: cache)
         progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = unchanged.count }
         return PagePartition(previous: previous, unchanged: unchanged, toRead: toRead)
     }

@@ -1,14 +1,21 @@
 /// What a build leaves behind besides pages and images: the mirrored site (`--out`), the state the
 /// next build starts from, and the removal of outputs nothing uses any more.
 extension Build {
-    /// With `--out`: every site file not written this build is placed in the output as it is.
-    func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String], _ plan: BuildPlan) throws(BuildError) {
+    /// With `--out`: every site file not written this build is placed in the output as it is. One that
+    /// cannot be read is a warning naming it, not the end of the build.
+    func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String],
+                _ plan: BuildPlan) throws(BuildError) -> [Diagnostic] {
         let tree = OutputTree(site: plan.configuration.site, output: plan.configuration.outputRoot)
         let written = Set(states.filter { $0.output != nil }.map(\.path))
+        var warnings: [Diagnostic] = []
         for path in inventory.pages + inventory.otherFiles where !written.contains(path) {
-            _ = try tree.mirror(path)
+            if case .unreadable(let why) = try tree.mirror(path) {
+                warnings.append(Diagnostic(.warning, "\(path): cannot read (\(why)); not copied to the output"))
+                continue
+            }
             placed[path] = "mirror"
         }
+        return warnings
     }
 
     /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page

@@ -93,7 +93,7 @@ extension Build {
             site.states.append(unsettledState(path, previous: pages.previous[path], plan))
         }
         if !plan.inPlace {
-            try mirror(inventory, states: site.states, placed: &site.placed, plan)
+            site.diagnostics += try mirror(inventory, states: site.states, placed: &site.placed, plan)
         }
         return site
     }

@@ -49,8 +49,8 @@ public struct Build: Sendable {
                 site.diagnostics += await record(site, pages, inventory, images, plan, services.cache)
             }
             let used = await finish(images, plan, services)
-            return try await conclude(Outcome(plan: plan, pages: pages, selection: selection, images: images, site: site,
-                                              diagnostics: used, counters: services.downloader.stats), services.transformer)
+            return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,
+                                              site: site, diagnostics: used, counters: services.downloader.stats), services.transformer)
         }
     }
 }

@@ -1,39 +1,151 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a site folder holds: its pages (`*.html`, `*.htm`, `*.md`, `*.markdown`) and every other file
 /// (copied to `--out` as they are), outside hidden folders, the images folder and the output folder
 /// when that lies inside the site. `imgbake.toml` is the build's, not the site's.
+///
+/// Symbolic links are followed while they stay inside the site, and a folder is walked once however
+/// many links lead to it; a link out of the site, a link loop, a dangling link, a socket, a FIFO, a
+/// device or an unreadable folder is a warning naming the path, and the walk goes on.
 struct SiteInventory: Sendable {
     /// Paths relative to the site, sorted, with `/` separators.
     var pages: [String]
     var otherFiles: [String]
     /// Every folder walked (relative; "" is the site itself): a file added or removed changes one.
     var folders: [String]
+    /// Pages reached through a symbolic link: read, but never rewritten in place (that would replace
+    /// the link with a file; the page it points at is in the site and is rewritten on its own).
+    var linkedPages: Set<String> = []
+    var diagnostics: [Diagnostic] = []
 
     static func walk(_ site: String, skipping skipped: [String]) -> SiteInventory {
-        let root = URL(fileURLWithPath: site).standardizedFileURL.path
-        let skippedPaths = skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        var inventory = SiteInventory(pages: [], otherFiles: [], folders: [""])
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return inventory }
-        while let relative = enumerator.nextObject() as? String {
-            let isFolder = enumerator.fileAttributes?[.type] as? FileAttributeType == .typeDirectory
-            let full = root + "/" + relative
-            if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") })
-                || skippedPaths.contains(where: { full == $0 || full.hasPrefix($0 + "/") }) {
-                if isFolder { enumerator.skipDescendants() }
-                continue
-            }
-            if isFolder {
-                inventory.folders.append(relative)
-            } else if SourceFile.kind(forPath: relative) != nil {
-                inventory.pages.append(relative)
-            } else if relative != ConfigurationFile.defaultName {
-                inventory.otherFiles.append(relative)
-            }
-        }
+        var walker = Walker(root: URL(fileURLWithPath: site).standardizedFileURL.path,
+                            skipped: skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        walker.walk()
+        var inventory = walker.inventory
         inventory.pages.sort()
         inventory.otherFiles.sort()
         inventory.folders.sort()
         return inventory
+    }
+}
+
+private struct Walker {
+    let root: String
+    /// The site's real path, to tell whether a link's target is inside it.
+    let realRoot: String
+    let skipped: [String]
+    var inventory = SiteInventory(pages: [], otherFiles: [], folders: [])
+    /// Folders walked, by device and inode: a folder reached again (a link loop) is not walked twice.
+    var visited: Set<[UInt64]> = []
+    /// Links to folders, walked after every real folder, so a folder is listed under its own path
+    /// rather than under a link to it.
+    var deferred: [(relative: String, target: String)] = []
+
+    init(root: String, skipped: [String]) {
+        self.root = root
+        self.skipped = skipped
+        realRoot = Self.realPath(root) ?? root
+    }
+
+    mutating func walk() {
+        var info = stat()
+        guard stat(root, &info) == 0 else { return }
+        visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)])
+        inventory.folders.append("")
+        walk(folder: "")
+        while !deferred.isEmpty {
+            let (relative, target) = deferred.removeFirst()
+            followLinkedFolder(relative, target)
+        }
+    }
+
+    private mutating func followLinkedFolder(_ relative: String, _ target: String) {
+        var info = stat()
+        guard stat(root + "/" + relative, &info) == 0 else { return }
+        // The folder the link is in, for real: a link to it or to one of its ancestors is a loop.
+        if let parent = Self.realPath((root + "/" + relative as NSString).deletingLastPathComponent),
+           parent == target || parent.hasPrefix(target + "/") {
+            return warn(relative, "symbolic link loop (points back up to \(display(target))); not followed")
+        }
+        guard visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else {
+            return note(relative, "symbolic link to \(display(target)), which is walked already; not followed again")
+        }
+        inventory.folders.append(relative)
+        walk(folder: relative)
+    }
+
+    /// A real path inside the site, as the site names it.
+    private func display(_ real: String) -> String {
+        real == realRoot ? "the site folder" : String(real.dropFirst(realRoot.count + 1))
+    }
+
+    private mutating func walk(folder relative: String) {
+        let path = relative.isEmpty ? root : root + "/" + relative
+        guard let directory = opendir(path) else {
+            warn(relative, "cannot read the folder (\(String(cString: strerror(errno)))); skipped")
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(directory)
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let child = relative.isEmpty ? name : relative + "/" + name
+            let full = root + "/" + child
+            if skipped.contains(where: { full == $0 || full.hasPrefix($0 + "/") }) { continue }
+            visit(child, full)
+        }
+    }
+
+    private mutating func visit(_ relative: String, _ full: String) {
+        var link = stat()
+        guard lstat(full, &link) == 0 else { return warn(relative, "cannot read (\(String(cString: strerror(errno)))); skipped") }
+        let isLink = link.st_mode & S_IFMT == S_IFLNK
+        var info = link
+        if isLink {
+            guard stat(full, &info) == 0 else {
+                return warn(relative, errno == ELOOP ? "symbolic link loop; skipped" : "dangling symbolic link; skipped")
+            }
+            guard let target = Self.realPath(full), target == realRoot || target.hasPrefix(realRoot + "/") else {
+                return warn(relative, "symbolic link to outside the site; not followed")
+            }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR where isLink:
+            deferred.append((relative, Self.realPath(full) ?? full))
+        case S_IFDIR:
+            guard visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else { return }
+            inventory.folders.append(relative)
+            walk(folder: relative)
+        case S_IFREG:
+            if SourceFile.kind(forPath: relative) != nil {
+                inventory.pages.append(relative)
+                if isLink { inventory.linkedPages.insert(relative) }
+            } else if relative != ConfigurationFile.defaultName {
+                inventory.otherFiles.append(relative)
+            }
+        default:
+            warn(relative, "not a regular file or folder (a socket, FIFO or device); skipped")
+        }
+    }
+
+    private mutating func warn(_ relative: String, _ message: String) {
+        inventory.diagnostics.append(Diagnostic(.warning, "\(relative): \(message)"))
+    }
+
+    private mutating func note(_ relative: String, _ message: String) {
+        inventory.diagnostics.append(Diagnostic(.note, "\(relative): \(message)"))
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

@@ -22,7 +22,8 @@ public struct SiteScan: Sendable {
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
-        let pages = SiteInventory.walk(site, skipping: []).pages
+        let inventory = SiteInventory.walk(site, skipping: [])
+        let pages = inventory.pages
         let outcome = await Build.scan(pages, site: site, publicPath: OutputNaming(publicPath: config.output.publicPath).publicPath,
                                        jobs: jobs)
         let (scans, unreadable) = (outcome.pages.map(\.scan), outcome.unreadable)
@@ -32,7 +33,7 @@ public struct SiteScan: Sendable {
                     Entry(file: $0.location.file, line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description)
                 }
             },
-            diagnostics: unreadable + scans.flatMap(\.diagnostics))
+            diagnostics: inventory.diagnostics + unreadable + scans.flatMap(\.diagnostics))
     }
 
     public func json() -> String {

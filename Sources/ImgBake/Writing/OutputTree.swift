@@ -12,19 +12,24 @@ struct OutputTree: Sendable {
     let site: String
     let output: String
 
-    enum Placement { case alreadyThere, copied }
+    enum Placement {
+        case alreadyThere, copied
+        /// The source could not be read (gone since the walk, or no permission): left out, with a warning.
+        case unreadable(String)
+    }
 
     /// Makes `output/path` the same file as `site/path`.
     func mirror(_ path: String) throws(BuildError) -> Placement {
         let source = site + "/" + path, target = output + "/" + path
         var from = stat(), to = stat()
-        guard stat(source, &from) == 0 else { throw BuildError(.failed, "cannot read \(source)") }
+        guard stat(source, &from) == 0 else { return .unreadable(String(cString: strerror(errno))) }
         if stat(target, &to) == 0, from.st_size == to.st_size,
            from.st_mtim.tv_sec == to.st_mtim.tv_sec, from.st_mtim.tv_nsec == to.st_mtim.tv_nsec {
             return .alreadyThere
         }
         do { try AtomicFile.makeDirectory((target as NSString).deletingLastPathComponent) } catch { throw BuildError(.failed, error.description) }
-        guard let bytes = AtomicFile.read(source) else { throw BuildError(.failed, "cannot read \(source)") }
+        let bytes: [UInt8]
+        do { (bytes, _) = try AtomicFile.readWithStamp(source) } catch { return .unreadable(error.reason) }
         do { try AtomicFile.write(bytes, to: target, durable: false, mode: from.st_mode & 0o7777) } catch {
             throw BuildError(.failed, error.description)
         }
