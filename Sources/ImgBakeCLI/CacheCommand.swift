@@ -62,7 +62,8 @@ struct CacheCommand: AsyncParsableCommand {
             let report = try CacheMaintenance.verify(try location.open())
             for blob in report.corrupt { Terminal.error("corrupt: \(blob) (removed)") }
             for blob in report.missing { Terminal.error("missing: \(blob) (entries removed)") }
-            print("\(report.checked) blobs checked, \(report.corrupt.count) corrupt, \(report.missing.count) missing")
+            let swept = report.temporariesRemoved > 0 ? ", \(report.temporariesRemoved) temporary file(s) of killed builds removed" : ""
+            print("\(report.checked) blobs checked, \(report.corrupt.count) corrupt, \(report.missing.count) missing\(swept)")
             if !report.isClean { throw ExitCode(1) }
         }
     }

@@ -27,10 +27,16 @@ public final class Database {
 
     /// Opens (creating if needed) the database at `path`, waiting up to `busyTimeoutMilliseconds` when
     /// another process holds the write lock.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 30_000) throws(SQLiteError) {
+    ///
+    /// `immutable`: open a file that cannot change while it is open (on a read-only file system or
+    /// folder) for reading only, without the locks and the WAL index SQLite would otherwise create
+    /// beside it.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 30_000, immutable: Bool = false) throws(SQLiteError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let flags = immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let name = immutable ? "file:" + Self.uriPath(path) + "?immutable=1" : path
+        let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             if let db { sqlite3_close_v2(db) }
@@ -39,6 +45,20 @@ public final class Database {
         handle = db
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// A path as the path part of a `file:` URI.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x20, 0x7f...:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            default:
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
     }
 
     deinit {
@@ -165,4 +185,8 @@ extension SQLValue {
         default: nil
         }
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

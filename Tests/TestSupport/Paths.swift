@@ -45,6 +45,12 @@ package final class TemporaryFolder: @unchecked Sendable {
 
     package func write(_ relative: String, _ text: String) { write(relative, Array(text.utf8)) }
 
+    /// Writes `text` at an absolute path, making its folder.
+    package static func write(_ text: String, to path: String) {
+        try! FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
+
     package func write(_ relative: String, _ bytes: [UInt8]) {
         let full = path + "/" + relative
         try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

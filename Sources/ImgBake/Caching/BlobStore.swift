@@ -6,9 +6,9 @@ import Foundation
 public final class BlobStore: Sendable {
     public let root: String
 
-    public init(root: String) throws {
+    /// The folder is made when the first blob is written (a read-only cache has nothing to make).
+    public init(root: String) {
         self.root = root
-        try AtomicFile.makeDirectory(root)
     }
 
     public func path(of id: BlobID) -> String {

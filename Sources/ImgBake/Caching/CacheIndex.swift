@@ -10,8 +10,14 @@ public final class CacheIndex: Sendable {
     let database: Mutex<Database>
     static let schemaVersion = 4
 
-    public init(path: String) throws {
-        let db = try Database(path: path)
+    /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
+    /// immutable file and used as it is, and a missing one is an empty index in memory.
+    public init(path: String, readOnly: Bool = false) throws {
+        if readOnly && FileManager.default.fileExists(atPath: path) {
+            database = Mutex(try Database(path: path, immutable: true))
+            return
+        }
+        let db = try Database(path: readOnly ? ":memory:" : path)
         // Two builds creating one cache at the same moment: switching to WAL can answer SQLITE_BUSY
         // without waiting in the busy handler, so setting up is retried for a while.
         try Self.retryingWhileBusy {

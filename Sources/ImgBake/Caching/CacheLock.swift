@@ -15,7 +15,9 @@ public final class CacheLock: Sendable {
     /// Takes the lock; with `wait == false`, returns nil instead of waiting for other holders.
     public init?(directory: String, mode: Mode, wait: Bool) throws {
         try AtomicFile.makeDirectory(directory)
-        let fd = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var fd = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // A read-only cache: its lock file can still be locked through a read-only descriptor.
+        if fd < 0 && (errno == EROFS || errno == EACCES) { fd = open(directory + "/lock", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
             throw AtomicFile.WriteError(path: directory + "/lock", reason: String(cString: strerror(errno)))
         }

@@ -46,12 +46,15 @@ public enum CacheMaintenance {
         public var corrupt: [BlobID] = []
         /// Blobs the index refers to that are not on disk (their rows removed).
         public var missing: [BlobID] = []
+        /// Temporary files of writes a killed process never finished (removed).
+        public var temporariesRemoved = 0
         public var isClean: Bool { corrupt.isEmpty && missing.isEmpty }
     }
 
     /// Re-hashes every blob; drops corrupt blobs and every row pointing at a corrupt or missing one.
     public static func verify(_ cache: ImageCache) throws -> VerifyReport {
         var report = VerifyReport()
+        report.temporariesRemoved = sweepTemporaries(cache.blobs)
         var present = Set<BlobID>()
         for (id, _) in blobFiles(cache.blobs) {
             report.checked += 1
@@ -84,9 +87,7 @@ public enum CacheMaintenance {
     /// refers to go first; entries used at or after `protectedSince` (by the running build) never go.
     public static func collect(_ cache: ImageCache, maxBytes: Int, protectedSince: Double? = nil) throws -> GCReport {
         var report = GCReport()
-        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: cache.blobs.root)) ?? [] {
-            StaleTemporaries.remove(in: cache.blobs.root + "/" + prefix)
-        }
+        sweepTemporaries(cache.blobs)
         var sizes = Dictionary(uniqueKeysWithValues: blobFiles(cache.blobs))
         var total = sizes.values.reduce(0, +)
         let entries = try cache.index.entries()
@@ -125,6 +126,17 @@ public enum CacheMaintenance {
     public static func clean(_ cache: ImageCache) throws {
         try cache.index.removeEverything()
         for (blob, _) in blobFiles(cache.blobs) { cache.blobs.remove(blob) }
+    }
+
+    /// Removes the temporary files of writes a killed process never finished (`.<blob>.tmp-<pid>-…`
+    /// of processes that no longer run). Returns how many.
+    @discardableResult
+    static func sweepTemporaries(_ blobs: BlobStore) -> Int {
+        var removed = 0
+        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: blobs.root)) ?? [] where prefix.count == 2 {
+            removed += StaleTemporaries.remove(in: blobs.root + "/" + prefix)
+        }
+        return removed
     }
 
     /// Every well-named blob file and its size.

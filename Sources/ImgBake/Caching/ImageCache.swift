@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The persistent cache: blobs and index under one folder. Its methods are the only way in — every
 /// SQL statement lives in this folder — and each runs on the cache's own I/O threads, so a busy lock
@@ -14,17 +15,28 @@ public final class ImageCache: Sendable {
     let blobs: BlobStore
     let index: CacheIndex
     private let io: BlockingPool
+    /// Nil when the cache can be written; else why not (read-only folder or file system).
+    public let readOnly: String?
+    private let overlay = Mutex(CacheOverlay())
 
     /// Threads for disk and SQLite work. SQLite writes are serialised by its lock anyway; two threads
     /// let a blob copy proceed while another call waits on the index.
     static let ioThreads = 2
 
+    /// Opens (creating if needed) the cache in `directory`. A folder that cannot be written is opened
+    /// read-only: it serves lookups, and what a build makes is kept in memory instead of stored.
     public init(directory: String) throws {
         self.directory = directory
-        try AtomicFile.makeDirectory(directory)
-        blobs = try BlobStore(root: directory + "/blobs")
-        index = try CacheIndex(path: directory + "/index.sqlite3")
+        readOnly = Self.whyNotWritable(directory)
+        blobs = BlobStore(root: directory + "/blobs")
+        index = try CacheIndex(path: directory + "/index.sqlite3", readOnly: readOnly != nil)
         io = BlockingPool(threads: Self.ioThreads, name: "cache-io")
+        if let readOnly { overlay.withLock { $0.reason = readOnly } }
+    }
+
+    private static func whyNotWritable(_ directory: String) -> String? {
+        do { try AtomicFile.makeDirectory(directory) } catch { return error.reason }
+        return access(directory, W_OK) == 0 ? nil : "read-only (\(String(cString: strerror(errno))))"
     }
 
     /// Stops the I/O threads once the work queued so far is done.
@@ -34,54 +46,84 @@ public final class ImageCache: Sendable {
         try await io.run { [index, blobs] in try body(index, blobs) }
     }
 
+    /// When the cache could not store what this build made: why, and how many images were kept in
+    /// memory instead. One warning's worth, for the end of the build.
+    public var unstored: (reason: String, images: Int)? {
+        overlay.withLock { state in state.reason.map { ($0, state.imagesKept) } }
+    }
+
+    /// Writes to disk unless the cache is read-only or a write failed before; on failure, `keep` puts
+    /// what could not be stored in the overlay.
+    private func store(_ write: @escaping @Sendable (CacheIndex, BlobStore) throws -> Void,
+                       else keep: @Sendable (inout CacheOverlay) -> Void) async {
+        if overlay.withLock({ $0.reason == nil }) {
+            do { return try await run(write) } catch {
+                overlay.withLock { if $0.reason == nil { $0.reason = "cannot store (\(error))" } }
+            }
+        }
+        overlay.withLock { keep(&$0) }
+    }
+
     // MARK: Originals
 
     public func original(_ key: OriginalKey) async throws -> OriginalRecord? {
-        try await run { index, _ in try index.original(key) }
+        if let kept = overlay.withLock({ $0.originals[key] }) { return kept }
+        return try await run { index, _ in try index.original(key) }
     }
 
     /// Several originals at once (for freshness checks of unchanged pages).
     public func originals(_ keys: some Sequence<OriginalKey> & Sendable) async throws -> [OriginalKey: OriginalRecord] {
-        try await run { index, _ in
+        let keys = Array(keys)
+        let kept = overlay.withLock { $0.originals }
+        return try await run { index, _ in
             var found: [OriginalKey: OriginalRecord] = [:]
-            for key in keys { found[key] = try index.original(key) }
+            for key in keys { found[key] = try kept[key] ?? index.original(key) }
             return found
         }
     }
 
     public func credits(of blob: BlobID) async -> Credits? {
-        (try? await run { index, _ in try index.credits(blob) }) ?? nil
+        if let kept = overlay.withLock({ $0.credits[blob] }) { return kept }
+        return (try? await run { index, _ in try index.credits(blob) }) ?? nil
     }
 
     /// A downloaded original: its blob, its row, its credits; a remembered failure of its key is
     /// forgotten.
-    public func storeOriginal(_ bytes: [UInt8], as record: OriginalRecord, credits: Credits, now: Double) async throws {
-        try await run { index, blobs in
+    public func storeOriginal(_ bytes: [UInt8], as record: OriginalRecord, credits: Credits, now: Double) async {
+        await store({ index, blobs in
             try blobs.write(bytes)
             try index.putOriginal(record, now: now)
             if !credits.isEmpty { try index.putCredits(credits, for: record.blob) }
             try index.removeFailure(record.key)
-        }
+        }, else: { kept in
+            kept.blobs[record.blob] = bytes
+            kept.originals[record.key] = record
+            kept.credits[record.blob] = credits
+            kept.failures[record.key] = nil
+            kept.imagesKept += 1
+        })
     }
 
     /// An original confirmed by a 304: new validators and fetch time.
     public func revalidated(_ record: OriginalRecord, now: Double) async {
-        try? await run { index, _ in try index.putOriginal(record, now: now) }
+        await store({ index, _ in try index.putOriginal(record, now: now) }, else: { $0.originals[record.key] = record })
     }
 
     /// Forgets an original whose blob turned out to be damaged, so it is fetched again.
     public func forgetOriginal(_ key: OriginalKey) async {
-        try? await run { index, _ in try index.removeOriginal(key) }
+        overlay.withLock { _ = $0.originals.removeValue(forKey: key) }
+        await store({ index, _ in try index.removeOriginal(key) }, else: { _ in })
     }
 
     // MARK: Failures
 
     public func failure(_ key: OriginalKey) async -> FailureRecord? {
-        (try? await run { index, _ in try index.failure(key) }) ?? nil
+        if let kept = overlay.withLock({ $0.failures[key] }) { return kept }
+        return (try? await run { index, _ in try index.failure(key) }) ?? nil
     }
 
     public func rememberFailure(_ record: FailureRecord) async {
-        try? await run { index, _ in try index.putFailure(record) }
+        await store({ index, _ in try index.putFailure(record) }, else: { $0.failures[record.key] = record })
     }
 
     // MARK: Variants
@@ -90,38 +132,53 @@ public final class ImageCache: Sendable {
     /// none), and the original's placeholder of `kind` if asked for.
     public func storedVariants(_ keys: [VariantKey], placeholder kind: String?, of original: BlobID) async throws
         -> (variants: [VariantKey: VariantRecord], placeholder: String?) {
-        try await run { index, blobs in
+        let kept = overlay.withLock { state in
+            (state.variants.filter { keys.contains($0.key) }, kind.flatMap { state.placeholders[CacheOverlay.placeholderKey($0, original)] })
+        }
+        let stored = try await run { index, blobs in
             let rows = try index.variants(keys).filter { row in row.value.blob.map { blobs.size($0) == row.value.bytes } ?? true }
             return (rows, try kind.flatMap { try index.placeholder($0, for: original) })
         }
+        return (stored.0.merging(kept.0) { $1 }, kept.1 ?? stored.1)
     }
 
     /// Stores encoded variants: the blob of each one that has bytes (its row then names it), and a
     /// row for each (a dropped one, without bytes, is remembered so it is not encoded again); and the
     /// placeholder. Returns the rows as stored.
     public func storeVariants(_ made: [(row: VariantRecord, bytes: [UInt8]?)], of original: BlobID,
-                              placeholder: (kind: String, value: String)?, now: Double) async throws -> [VariantRecord] {
-        try await run { index, blobs in
-            let rows = try made.map { made in
-                var row = made.row
-                row.blob = try made.bytes.map { try blobs.write($0) }
-                return row
-            }
+                              placeholder: (kind: String, value: String)?, now: Double) async -> [VariantRecord] {
+        let rows = made.map { made in
+            var row = made.row
+            row.blob = made.bytes.map { BlobID(of: $0) }
+            return row
+        }
+        await store({ index, blobs in
+            for made in made { if let bytes = made.bytes { try blobs.write(bytes) } }
             try index.putVariants(rows, now: now)
             if let placeholder { try index.putPlaceholder(placeholder.value, kind: placeholder.kind, for: original) }
-            return rows
-        }
+        }, else: { kept in
+            for (row, made) in zip(rows, made) {
+                kept.variants[row.key] = row
+                if let blob = row.blob, let bytes = made.bytes { kept.blobs[blob] = bytes }
+            }
+            if let placeholder { kept.placeholders[CacheOverlay.placeholderKey(placeholder.kind, original)] = placeholder.value }
+        })
+        return rows
     }
 
     // MARK: Blobs
 
     public func hasBlob(_ id: BlobID) async -> Bool {
-        (try? await run { _, blobs in blobs.exists(id) }) ?? false
+        if overlay.withLock({ $0.blobs[id] != nil }) { return true }
+        return (try? await run { _, blobs in blobs.exists(id) }) ?? false
     }
 
     /// Reads and verifies a blob on the calling thread: for work already on a blocking thread (a
     /// transform reads its original where it decodes it, so the bytes live only that long).
-    public func readBlobHere(_ id: BlobID) -> BlobStore.ReadResult { blobs.read(id) }
+    public func readBlobHere(_ id: BlobID) -> BlobStore.ReadResult {
+        if let kept = overlay.withLock({ $0.blobs[id] }) { return .found(kept) }
+        return blobs.read(id)
+    }
 
     public enum CopyOutcome: Sendable {
         case written
@@ -132,16 +189,23 @@ public final class ImageCache: Sendable {
     /// Writes a verified copy of a blob to `path` (temporary name, then rename). A blob that is missing
     /// or does not match its hash is removed from the index with every row that names it.
     public func copyBlob(_ id: BlobID, to path: String) async -> CopyOutcome {
-        (try? await run { index, blobs in
+        if let kept = overlay.withLock({ $0.blobs[id] }) {
+            return (try? await io.run { () throws(AtomicFile.WriteError) -> CopyOutcome in
+                try AtomicFile.write(kept, to: path, durable: false)
+                return .written
+            }) ?? .failed("cannot write \(path)")
+        }
+        let readOnly = self.readOnly
+        return (try? await run { index, blobs in
             switch blobs.read(id) {
             case .found(let bytes):
                 do { try AtomicFile.write(bytes, to: path, durable: false) } catch { return .failed("\(error)") }
                 return .written
             case .corrupt:
-                try index.removeAll(withBlob: id)
+                if readOnly == nil { try index.removeAll(withBlob: id) }
                 return .damaged("blob \(id.hex.prefix(12)) did not match its hash")
             case .missing:
-                try index.removeAll(withBlob: id)
+                if readOnly == nil { try index.removeAll(withBlob: id) }
                 return .damaged("blob \(id.hex.prefix(12)) was missing")
             }
         }) ?? .failed("cannot read the cache index")
@@ -150,8 +214,14 @@ public final class ImageCache: Sendable {
     // MARK: Use
 
     /// Marks what a build used, so eviction is least recently used first.
-    public func touch(originals: [OriginalKey], variants: [VariantKey], now: Double) async throws {
-        try await run { index, _ in try index.touch(originals: originals, variants: variants, now: now) }
+    public func touch(originals: [OriginalKey], variants: [VariantKey], now: Double) async {
+        await store({ index, _ in try index.touch(originals: originals, variants: variants, now: now) }, else: { _ in })
+    }
+
+    /// Removes temporary files a killed process left among the blobs.
+    public func sweepTemporaries() async {
+        guard readOnly == nil else { return }
+        _ = try? await run { _, blobs in CacheMaintenance.sweepTemporaries(blobs) }
     }
 
     /// Evicts least recently used entries until the cache is under `maxBytes`, sparing what was used
@@ -174,13 +244,14 @@ public final class ImageCache: Sendable {
 
     /// Saves the page states of a build, the files it wrote into images folders, and the files it
     /// placed and removed.
+    /// Nothing is recorded when the cache cannot store (the next build then reads every page again).
     func recordBuild(root: String, pages: [PageState], removingPages gone: [String], outputs: [OutputRecord],
-                     placed: [String: String], removed: [String]) async throws {
-        try await run { index, _ in
+                     placed: [String: String], removed: [String]) async {
+        await store({ index, _ in
             try index.putPageStates(pages, removing: gone, root: root)
             try index.recordOutputs(outputs)
             try index.recordPlaced(placed, removed: removed, root: root)
-        }
+        }, else: { _ in })
     }
 
     /// What is known about files that builds wrote into images folders, by name.

@@ -19,9 +19,16 @@ extension Build {
     /// it under `cache.max_size` if no other build is using it now. What this build used is never
     /// evicted.
     func finish(_ images: ResolvedSet, _ plan: BuildPlan, _ services: BuildServices) async -> [Diagnostic] {
-        var notes = await services.resolver.finish(images, now: now())
+        await services.resolver.finish(images, now: now())
+        await services.cache.sweepTemporaries()
+        var notes: [Diagnostic] = []
+        if let unstored = services.cache.unstored {
+            let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
+            let what = services.cache.readOnly != nil ? "used for reading, nothing stored" : "what could not be stored was not"
+            notes.append(Diagnostic(.warning, "cache: \(plan.configuration.cache.directory): \(unstored.reason): \(what)\(kept)"))
+        }
         services.releaseCacheLock()
-        guard !plan.check, let maxBytes = plan.configuration.cache.maxSize else { return notes }
+        guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
         let directory = plan.configuration.cache.directory
         guard let exclusive = try? BuildServices.lockCache(directory, .exclusive, wait: false) else {
             return notes + [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]

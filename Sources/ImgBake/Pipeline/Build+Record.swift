@@ -47,7 +47,7 @@ extension Build {
                 tree.remove(path)
                 removed.append(path)
             }
-            try await cache.recordBuild(root: plan.stateRoot, pages: site.states, removingPages: gone, outputs: outputs,
+            await cache.recordBuild(root: plan.stateRoot, pages: site.states, removingPages: gone, outputs: outputs,
                                         placed: site.placed, removed: removed)
             return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
         } catch {

@@ -40,10 +40,14 @@ final class BuildServices: Sendable {
     private init(_ plan: BuildPlan, now: @escaping @Sendable () -> Double) async throws(BuildError) {
         let config = plan.configuration
         outputLock = plan.check ? nil : try await OutputLock(folder: config.outputRoot)
-        cacheLock = Mutex(try Self.lockCache(config.cache.directory, .shared, wait: true))
         do { cache = try ImageCache(directory: config.cache.directory) } catch {
             throw BuildError(.failed, "cannot open the cache at \(config.cache.directory): \(error)")
         }
+        // A read-only cache nobody can lock (no lock file, no way to make one) is used unlocked: this
+        // build cannot change it, and the warning at the end says so.
+        let lock = cache.readOnly == nil ? try Self.lockCache(config.cache.directory, .shared, wait: true)
+                                         : try? Self.lockCache(config.cache.directory, .shared, wait: true)
+        cacheLock = Mutex(lock ?? nil)
         do {
             transformer = try Transformer(threads: config.jobs,
                                           limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))

@@ -77,12 +77,12 @@ extension ImageManager {
             let record = OriginalRecord(key: key, url: url.string, blob: blob, format: format, width: info.width,
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
-            try await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
+            await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
             return .available(record, origin: .downloaded, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)
         } catch {
-            return .failed(ImageFailure(reason: "cannot store in the cache (\(error))", kind: .fetch(.final)))
+            return .failed(ImageFailure(reason: "cannot read the image (\(error))", kind: .fetch(.final)))
         }
     }
 

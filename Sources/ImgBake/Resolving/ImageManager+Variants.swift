@@ -38,13 +38,11 @@ extension ImageManager {
     enum VariantSetError: Error, CustomStringConvertible {
         case originalDamaged(String)
         case transform(TransformError)
-        case store(any Error)
 
         var description: String {
             switch self {
             case .originalDamaged(let why): "the cached original \(why)"
             case .transform(let error): error.description
-            case .store(let error): "cannot store in the cache (\(error))"
             }
         }
 
@@ -95,18 +93,15 @@ extension ImageManager {
                 return .failure(.transform(error as? TransformError ?? .undecodable("\(error)")))
             }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)
-            do {
-                let rows = made.map { variant, dropped in
-                    (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
-                                        spec: variant.spec.canonical, blob: nil, format: variant.spec.format,
-                                        width: variant.width, height: variant.height, bytes: variant.bytes.count),
-                     bytes: dropped ? nil : variant.bytes)
-                }
-                records += try await cache.storeVariants(rows, of: record.blob,
-                                                         placeholder: output.placeholder.map { (kind.rawValue, $0) }, now: now())
-            } catch {
-                return .failure(.store(error))
+            let rows = made.map { variant, dropped in
+                (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
+                                    spec: variant.spec.canonical, blob: nil, format: variant.spec.format,
+                                    width: variant.width, height: variant.height, bytes: variant.bytes.count),
+                 bytes: dropped ? nil : variant.bytes)
             }
+            // What the cache cannot store (read-only, full disk) it keeps for this build.
+            records += await cache.storeVariants(rows, of: record.blob,
+                                                 placeholder: output.placeholder.map { (kind.rawValue, $0) }, now: now())
             encodedCount = made.count
             placeholderValue = output.placeholder ?? placeholderValue
         }

@@ -44,19 +44,14 @@ struct Resolver: Sendable {
     }
 
     /// Records what this build used (for least-recently-used eviction).
-    func finish(_ set: ResolvedSet, now: Double) async -> [Diagnostic] {
+    func finish(_ set: ResolvedSet, now: Double) async {
         var originals: [OriginalKey] = []
         var variants: [VariantKey] = []
         for case .resolved(let image, _) in set.results.values {
             originals.append(image.key)
             variants += image.variants.map(\.key)
         }
-        do {
-            try await cache.touch(originals: originals, variants: variants, now: now)
-            return []
-        } catch {
-            return [Diagnostic(.warning, "cache: could not record use: \(error)")]
-        }
+        await cache.touch(originals: originals, variants: variants, now: now)
     }
 
     /// Resolves `keys` again after their cached files turned out to be damaged.

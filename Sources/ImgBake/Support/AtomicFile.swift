@@ -52,12 +52,17 @@ enum AtomicFile {
         return folder.isEmpty ? "." : folder
     }
 
-    /// Creates `path` and its parents.
+    /// Creates `path` and its parents (like `mkdir -p`), with the system's reason when it cannot.
     static func makeDirectory(_ path: String) throws(WriteError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw WriteError(path: path, reason: "cannot create folder (\(error.localizedDescription))")
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw WriteError(path: path, reason: "not a folder") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try makeDirectory(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw WriteError(path: path, reason: "cannot create folder (\(String(cString: strerror(errno))))")
         }
     }
 

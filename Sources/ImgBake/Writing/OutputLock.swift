@@ -16,6 +16,10 @@ final class OutputLock: Sendable {
     /// holds the folder.
     init(folder: String) async throws(BuildError) {
         do { try AtomicFile.makeDirectory(folder) } catch { throw BuildError(.failed, error.description) }
+        // Before any download: a site that cannot be written (read-only file system) fails at once.
+        guard access(folder, W_OK) == 0 else {
+            throw BuildError(.failed, "cannot write \(folder): \(String(cString: strerror(errno)))")
+        }
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw BuildError(.failed, "cannot open \(folder): \(String(cString: strerror(errno)))") }
         let started = ContinuousClock.now
