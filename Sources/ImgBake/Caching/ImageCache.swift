@@ -168,6 +168,12 @@ public final class ImageCache: Sendable {
 
     // MARK: Blobs
 
+    /// Reads and verifies a blob on the cache's threads.
+    public func readBlob(_ id: BlobID) async -> BlobStore.ReadResult {
+        if let kept = overlay.withLock({ $0.blobs[id] }) { return .found(kept) }
+        return (try? await run { _, blobs in blobs.read(id) }) ?? .missing
+    }
+
     public func hasBlob(_ id: BlobID) async -> Bool {
         if overlay.withLock({ $0.blobs[id] != nil }) { return true }
         return (try? await run { _, blobs in blobs.exists(id) }) ?? false

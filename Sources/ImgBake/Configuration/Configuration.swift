@@ -88,6 +88,8 @@ public struct ImageSettings: Sendable {
     public var maxFrames = 1000
     /// What templates get as a placeholder while the image loads.
     public var placeholder = Placeholder.none
+    /// Which remote SVG files are copied to the site's own origin (where their scripts would run).
+    public var svg = SVGPolicy.safe
 
     public init() {}
 
@@ -97,6 +99,18 @@ public struct ImageSettings: Sendable {
         public var jpeg = 80
         public init() {}
     }
+}
+
+/// SVG is a document, not a picture: copied to the site's own origin, its scripts run there for anyone
+/// who opens its URL (stored XSS), and its external references load from there.
+public enum SVGPolicy: String, Sendable, CaseIterable {
+    /// Copy an SVG only when it has no script, event handler, `javascript:` URL, embedded document or
+    /// external reference; otherwise the reference stays remote, with a warning that says why.
+    case safe
+    /// Copy every SVG byte for byte.
+    case copy
+    /// Never copy an SVG.
+    case refuse
 }
 
 public enum Placeholder: String, Sendable, CaseIterable {

@@ -113,7 +113,8 @@ struct Reader {
             case "max_pixels": config.images.maxPixels = try integer(name, node, in: 1...Int.max)
             case "max_frames": config.images.maxFrames = try integer(name, node, in: 1...100_000)
             case "placeholder": config.images.placeholder = try choice(name, node)
-            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "max_frames", "placeholder"])
+            case "svg": config.images.svg = try choice(name, node)
+            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "max_frames", "placeholder", "svg"])
             }
         }
     }

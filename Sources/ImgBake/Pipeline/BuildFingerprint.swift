@@ -10,7 +10,7 @@ enum BuildFingerprint {
             "markdown=\(o.markdown.rawValue)", "sizes=\(o.sizes)", "eager=\(o.eager)",
             "widths=\(i.widths)", "formats=\(i.formats.map(\.rawValue))",
             "quality=\(i.quality.webp),\(i.quality.avif),\(i.quality.jpeg)", "keep=\(i.keepMetadata.sorted())",
-            "max_pixels=\(i.maxPixels)", "max_frames=\(i.maxFrames)", "placeholder=\(i.placeholder.rawValue)",
+            "max_pixels=\(i.maxPixels)", "max_frames=\(i.maxFrames)", "placeholder=\(i.placeholder.rawValue)", "svg=\(i.svg.rawValue)",
             "strip_query=\(f.stripQuery)",
             "key_rules=\(f.hostRules.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" })",
         ]

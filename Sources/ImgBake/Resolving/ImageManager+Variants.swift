@@ -38,16 +38,20 @@ extension ImageManager {
     enum VariantSetError: Error, CustomStringConvertible {
         case originalDamaged(String)
         case transform(TransformError)
+        /// Not localised by the configuration's choice (an SVG policy).
+        case refused(String)
 
         var description: String {
             switch self {
             case .originalDamaged(let why): "the cached original \(why)"
             case .transform(let error): error.description
+            case .refused(let why): why
             }
         }
 
         var resolution: Resolution {
             if case .transform = self { return .failed(ImageFailure(reason: description, kind: .transform)) }
+            if case .refused = self { return .failed(ImageFailure(reason: description, kind: .refused)) }
             return .failed(ImageFailure(reason: description, kind: .fetch(.final)))
         }
     }
@@ -57,10 +61,7 @@ extension ImageManager {
     nonisolated func variantSet(_ record: OriginalRecord, request: VariantRequest) async -> Result<MadeVariants, VariantSetError> {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         if record.format == .svg {
-            guard await cache.hasBlob(record.blob) else {
-                return .failure(.originalDamaged("was missing"))
-            }
-            return .success(MadeVariants(variants: [svgCopy(record)], encoded: 0, placeholder: nil))
+            return await svgVariant(record)
         }
         let specs = plan.specs(for: source, request: request)
         let keys = specs.map { $0.key(original: record.blob) }
@@ -111,6 +112,24 @@ extension ImageManager {
             return StoredVariant(spec: spec, record: row)
         }
         return .success(MadeVariants(variants: variants, encoded: encodedCount, placeholder: placeholderValue))
+    }
+
+    /// SVG is copied through unmodified (never rasterised), if the policy lets this one be served from
+    /// the site's origin. The policy is applied here, not when downloading: the original stays cached,
+    /// so changing `images.svg` needs no request.
+    nonisolated func svgVariant(_ record: OriginalRecord) async -> Result<MadeVariants, VariantSetError> {
+        switch svgPolicy {
+        case .refuse:
+            return .failure(.refused("SVG is not localised (images.svg = \"refuse\")"))
+        case .safe:
+            guard case .found(let bytes) = await cache.readBlob(record.blob) else { return .failure(.originalDamaged("was missing")) }
+            if let problem = SVGSafety.problem(bytes) {
+                return .failure(.refused("\(problem): not copied to the site, where it would run (images.svg = \"copy\" copies it anyway)"))
+            }
+        case .copy:
+            guard await cache.hasBlob(record.blob) else { return .failure(.originalDamaged("was missing")) }
+        }
+        return .success(MadeVariants(variants: [svgCopy(record)], encoded: 0, placeholder: nil))
     }
 
     /// A modern-format variant larger than the fallback at the same width is worse in every way: it is

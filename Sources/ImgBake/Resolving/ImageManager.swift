@@ -19,6 +19,7 @@ public actor ImageManager {
     let keyFilter: KeyFilter
     let fetch: FetchSettings
     let placeholder: Placeholder
+    let svgPolicy: SVGPolicy
     /// Unix seconds; injectable so tests can move time.
     let now: @Sendable () -> Double
 
@@ -41,6 +42,7 @@ public actor ImageManager {
         self.transformer = transformer
         self.plan = VariantPlan(settings: images)
         self.placeholder = images.placeholder
+        self.svgPolicy = images.svg
         self.keyFilter = KeyFilter(stripQuery: fetch.stripQuery, hostRules: fetch.hostRules)
         self.fetch = fetch
         self.now = now

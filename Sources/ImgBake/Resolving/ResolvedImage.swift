@@ -94,6 +94,8 @@ public struct ImageFailure: Error, Sendable, CustomStringConvertible {
         /// Not in the cache and the network is off (`--offline`, `--frozen`).
         case offlineMiss
         case transform
+        /// Left remote by the configuration (an SVG that would run scripts on the site, say).
+        case refused
     }
 
     public var description: String { reason }
