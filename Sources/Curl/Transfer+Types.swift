@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One HTTP(S) GET as the Curl layer sees it: everything that configures the easy handle.
 /// Policy (retries, caching, which addresses are allowed) belongs to the caller.
 public struct TransferRequest: Sendable {
@@ -91,15 +95,13 @@ public struct ResolvedAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// As people write it: `10.0.0.1`, `::1`, `::ffff:127.0.0.1`, `fe80::1`.
     public var description: String {
-        switch family {
-        case .ipv4: return bytes.map(String.init).joined(separator: ".")
-        case .ipv6:
-            var groups: [String] = []
-            for i in stride(from: 0, to: 16, by: 2) {
-                groups.append(String(Int(bytes[i]) << 8 | Int(bytes[i + 1]), radix: 16))
-            }
-            return groups.joined(separator: ":")
-        }
+        let family = self.family == .ipv4 ? AF_INET : AF_INET6
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard bytes.count == (family == AF_INET ? 4 : 16),
+              bytes.withUnsafeBytes({ inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }) != nil
+        else { return bytes.map(String.init).joined(separator: ".") }
+        return String(cString: text)
     }
 }
