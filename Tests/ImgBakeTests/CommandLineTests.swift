@@ -73,17 +73,17 @@ import Testing
 }
 
 @Suite struct HTTPSTests {
-    /// A self-signed certificate for images.test, made with openssl for this test.
-    static func certificate(in folder: TemporaryFolder) throws -> (cert: String, key: String) {
+    /// A self-signed certificate for `name`, made with openssl for this test.
+    static func certificate(in folder: TemporaryFolder, name: String = "images.test") throws -> (cert: String, key: String) {
+        let (cert, key) = (folder.path + "/\(name)-cert.pem", folder.path + "/\(name)-key.pem")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                             "-subj", "/CN=images.test", "-addext", "subjectAltName=DNS:images.test",
-                             "-keyout", folder.path + "/key.pem", "-out", folder.path + "/cert.pem"]
+                             "-subj", "/CN=\(name)", "-addext", "subjectAltName=DNS:\(name)", "-keyout", key, "-out", cert]
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        return (folder.path + "/cert.pem", folder.path + "/key.pem")
+        return (cert, key)
     }
 
     @Test func httpsWithATrustedCABundleWorksAndWithoutItFailsCleanly() async throws {

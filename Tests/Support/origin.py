@@ -211,6 +211,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_bytes(404, b"not found\n", count=url)
         with open(full, "rb") as f:
             body = f.read()
+        # Counted when it starts (the body may outlive the client's interest).
+        self.counters.record(url, 200, 0, self.headers)
         self.send_response(200)
         self.send_header("Content-Type", TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream"))
         self.send_header("Content-Length", str(len(body)))
@@ -225,7 +227,6 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
         self.close_connection = True
-        self.counters.record(url, 200, min(sent, len(body)), self.headers)
 
     def hang(self, url):
         """Says nothing; returns when the client closes the connection or after --max-drip-seconds."""
