@@ -13,12 +13,13 @@ final class Origin: @unchecked Sendable {
     /// The host tests use in URLs; `connectTo` routes it to this origin.
     static let host = "images.test"
 
-    /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise.
-    init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil,
+    /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise; then
+    /// `extraRoots`.
+    init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil, extraRoots: [String] = [],
          tls: (cert: String, key: String)? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let roots = root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]
+        let roots = (root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]) + extraRoots
         var arguments = ["python3", Paths.origin] + roots.flatMap { ["--root", $0] } + ["--port", "0", "--watch-parent",
                          "--latency-ms", String(latencyMilliseconds)]
         if let cacheControl { arguments += ["--cache-control", cacheControl] }
