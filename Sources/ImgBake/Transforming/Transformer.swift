@@ -130,6 +130,9 @@ public final class Transformer: Sendable {
 
     static func inspect(_ bytes: ImageBuffer, format: ImageFormat, limits: Limits) throws -> Inspection {
         guard format != .svg else { throw TransformError.undecodable("SVG is copied, not decoded") }
+        if let problem = bytes.withUnsafeBytes({ ContainerCheck.problem(in: $0, format: format) }) {
+            throw TransformError.undecodable(problem)
+        }
         let image: VipsImage
         do { image = try VipsImage.open(bytes, allPages: format.canAnimate) } catch { throw TransformError.undecodable(error.message) }
         let pages = max(1, image.pages)
