@@ -94,7 +94,9 @@ extension ImageManager {
                 try? await cache.perform { index, _ in try index.removeOriginal(record.key) }
                 return .failure(.originalDamaged(damaged.why))
             } catch {
-                return .failure(.transform(error as? TransformError ?? .undecodable("\(error)")))
+                let failure = error as? TransformError ?? .undecodable("\(error)")
+                if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
+                return .failure(.transform(failure))
             }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)
             do {
@@ -122,6 +124,20 @@ extension ImageManager {
             return StoredVariant(spec: spec, record: row)
         }
         return .success(MadeVariants(variants: variants, encoded: encodedCount, placeholder: placeholderValue))
+    }
+
+    /// An original whose header read but whose pixels do not decode is a permanent failure, like one
+    /// refused from its header: its row and blob go (unless another row shares the blob) and the failure
+    /// is remembered, so later builds neither keep it nor decode it again, and this build does not
+    /// download it again for another variant set.
+    nonisolated func forgetUndecodable(_ record: OriginalRecord, reason: String) async {
+        let failure = FailureRecord(key: record.key, url: record.url, reason: reason, failedAt: now())
+        try? await cache.perform { index, blobs in
+            try index.removeOriginal(record.key)
+            try index.putFailure(failure)
+            if try !index.entries().contains(where: { $0.blob == record.blob }) { blobs.remove(record.blob) }
+        }
+        await markFailed(record.key, ImageFailure(reason: reason, kind: .transform))
     }
 
     /// A modern-format variant larger than the fallback at the same width is worse in every way: it is

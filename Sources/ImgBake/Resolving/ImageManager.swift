@@ -103,6 +103,11 @@ public actor ImageManager {
         return await task.value
     }
 
+    /// From now on in this build, the original for `key` is this failure (no new load).
+    func markFailed(_ key: OriginalKey, _ failure: ImageFailure) {
+        originals[key] = Task { .failed(failure) }
+    }
+
     func knownInspection(for blob: BlobID) -> Inspection? { headers.value(for: blob) }
 
     func remember(_ inspection: Inspection, for blob: BlobID) { headers.set(inspection, for: blob, cost: 128) }
