@@ -20,6 +20,9 @@ public struct TransferRequest: Sendable {
     public var maxBodyBytes: Int = 50_000_000
     /// curl's `--connect-to` entries, `HOST:PORT:CONNECT_HOST:CONNECT_PORT`.
     public var connectTo: [String] = []
+    /// curl's `--resolve` entries, `HOST:PORT:ADDR[,ADDR]...`: what the name resolves to, in that order.
+    /// Unlike `connectTo`, the addresses still pass `allowAddress` like any answer from DNS.
+    public var resolve: [String] = []
     /// A CA bundle to trust instead of the system's.
     public var caFile: String?
     /// Decides, right before connecting, whether a resolved address may be used (also after redirects).

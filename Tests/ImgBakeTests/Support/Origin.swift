@@ -9,21 +9,27 @@ import FoundationNetworking
 final class Origin: @unchecked Sendable {
     let port: Int
     private let process: Process
+    /// The network namespace it runs in, if not the test's own.
+    let namespace: NetworkNamespace?
 
     /// The host tests use in URLs; `connectTo` routes it to this origin.
     static let host = "images.test"
 
     /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise; then
     /// `extraRoots`.
+    /// In `namespace`, it listens on `bind` (port 80 unless `port` says otherwise).
     init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil, extraRoots: [String] = [],
-         tls: (cert: String, key: String)? = nil) throws {
+         tls: (cert: String, key: String)? = nil, bind: [String] = [], port: Int? = nil,
+         namespace: NetworkNamespace? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        self.namespace = namespace
         let roots = (root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]) + extraRoots
-        var arguments = ["python3", Paths.origin] + roots.flatMap { ["--root", $0] } + ["--port", "0", "--watch-parent",
-                         "--latency-ms", String(latencyMilliseconds)]
+        var arguments = (namespace?.exec ?? []) + ["python3", Paths.origin] + roots.flatMap { ["--root", $0] }
+            + ["--port", String(port ?? (namespace == nil ? 0 : 80)), "--watch-parent", "--latency-ms", String(latencyMilliseconds)]
         if let cacheControl { arguments += ["--cache-control", cacheControl] }
         if let tls { arguments += ["--tls-cert", tls.cert, "--tls-key", tls.key] }
+        arguments += bind.flatMap { ["--bind", $0] }
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -79,6 +85,10 @@ final class Origin: @unchecked Sendable {
     func swap(_ name: String, to other: String) async throws { _ = try await get("/__swap?name=\(name)&to=\(other)") }
 
     private func get(_ path: String) async throws -> Data {
+        if let namespace {
+            let result = try await run(namespace.exec + ["curl", "-sS", "http://127.0.0.1:\(port)\(path)"], in: "/")
+            return Data(result.stdout.utf8)
+        }
         let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         return data
     }
