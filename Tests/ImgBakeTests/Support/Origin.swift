@@ -1,8 +1,6 @@
+import Curl
 import Foundation
 import Glibc
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The loopback test origin (Tests/Support/origin.py) as a child process: serves Examples/images,
 /// counts requests, injects faults. Stopped when the value goes away.
@@ -84,12 +82,21 @@ final class Origin: @unchecked Sendable {
     /// From now on, serve file `to` wherever `name` is asked for.
     func swap(_ name: String, to other: String) async throws { _ = try await get("/__swap?name=\(name)&to=\(other)") }
 
+    /// For the control paths: imgbake's own client, bounded in time (URLSession on Linux has had hangs
+    /// under concurrent use, and the suite asks many origins for their counts at once).
+    private static let control = CurlSession(maxConcurrent: 16, maxPerHost: 4)
+
     private func get(_ path: String) async throws -> Data {
         if let namespace {
-            let result = try await run(namespace.exec + ["curl", "-sS", "http://127.0.0.1:\(port)\(path)"], in: "/")
+            let result = try await run(namespace.exec + ["curl", "-sS", "--max-time", "30", "http://127.0.0.1:\(port)\(path)"], in: "/")
             return Data(result.stdout.utf8)
         }
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        return data
+        var request = TransferRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.timeout = .seconds(30)
+        switch await Self.control.perform(request) {
+        case .success(let response) where response.status == 200: return Data(response.body)
+        case .success(let response): throw OriginError(message: "\(path): HTTP \(response.status)")
+        case .failure(let error): throw OriginError(message: "\(path): \(error)")
+        }
     }
 }
