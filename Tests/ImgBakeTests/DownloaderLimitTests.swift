@@ -16,7 +16,9 @@ import Testing
         _ = try await site.build(config)
         let stats = try await origin.stats()
         #expect(stats.requests_total == 12)
-        #expect(stats.max_concurrent == 3)
+        // Never more than the cap; at least two at once shows the cap is what limits (exactly three is
+        // what an idle machine shows, but a loaded one may not start the third before the first ends).
+        #expect((2...3).contains(stats.max_concurrent), "\(stats.max_concurrent)")
         #expect(ContinuousClock.now - started >= .milliseconds(1200)) // 12 × 300 ms / 3 at a time
     }
 
