@@ -5,13 +5,17 @@ import Vips
 
 /// Hostile images of the fault suite (Fixtures/hostile, made by make-hostile.py; truncated and
 /// corrupted files are made here from the example images): no crash, bounded memory, a clear reason.
-@Suite struct HostileImageTests {
+@Suite(.timeLimit(.minutes(3))) struct HostileImageTests {
     static let folder = Paths.fixtures + "/hostile"
 
-    /// Builds one page referring to `names` on an origin that also serves `extraRoots`.
-    func build(_ names: [String], extraRoots: [String] = [HostileImageTests.folder],
+    /// One origin for the tests that only need the committed fixtures (starting one costs a
+    /// cooperative thread its start-up time); each test asks for names of its own.
+    static let origin = Result { try Origin(extraRoots: [folder]) }
+
+    /// Builds one page referring to `names` on `origin` (the shared one by default).
+    func build(_ names: [String], on origin: Origin? = nil,
                configure: (inout Configuration) -> Void = { _ in }) async throws -> (TestSite, Origin, BuildResult, page: String) {
-        let origin = try Origin(extraRoots: extraRoots)
+        let origin = try origin ?? Self.origin.get()
         let site = TestSite()
         let page = names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n")
         site.page("a.html", page)
@@ -36,7 +40,7 @@ import Vips
     func bombsAreRefusedFromTheirHeader(name: String, reason: String) async throws {
         let started = ContinuousClock.now
         let (site, origin, result, page) = try await build([name])
-        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(ContinuousClock.now - started < faultBound)
         #expect(result.diagnostics.map(\.message) == [origin.url("img/" + name) + ": " + reason])
         #expect(site.output("a.html") == page)
         try expectNothingCached(site, failures: 1)
@@ -44,12 +48,19 @@ import Vips
 
     enum Damage: String, CaseIterable, Sendable { case truncated, corrupted }
 
-    /// The example images, and WebP and AVIF made from one of them.
-    static func sources() throws -> [String: [UInt8]] {
-        let coffee = try VipsImage.open(ImageBuffer(Paths.image("coffee.png"))).materialized()
-        return ["jpg": Paths.image("hubble.jpg"), "png": Paths.image("coffee.png"), "gif": Paths.image("deep-field.gif"),
-                "webp": try coffee.encoded(as: .webp(quality: 80, effort: 4)),
-                "avif": try coffee.encoded(as: .avif(quality: 50, effort: 1))]
+    /// The example images, and WebP and AVIF made from one of them (encoded on a Dispatch thread: the
+    /// tests share two cooperative threads).
+    static func sources() async throws -> [String: [UInt8]] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let coffee = try VipsImage.open(ImageBuffer(Paths.image("coffee.png"))).materialized()
+                    return ["jpg": Paths.image("hubble.jpg"), "png": Paths.image("coffee.png"), "gif": Paths.image("deep-field.gif"),
+                            "webp": try coffee.encoded(as: .webp(quality: 80, effort: 4)),
+                            "avif": try coffee.encoded(as: .avif(quality: 50, effort: 1))]
+                })
+            }
+        }
     }
 
     static func damaged(_ bytes: [UInt8], _ damage: Damage) -> [UInt8] {
@@ -69,9 +80,12 @@ import Vips
     @Test(arguments: Damage.allCases)
     func truncatedAndCorruptedImages(damage: Damage) async throws {
         let folder = TemporaryFolder()
-        for (ext, bytes) in try Self.sources() { folder.write("\(damage.rawValue).\(ext)", Self.damaged(bytes, damage)) }
+        for (ext, bytes) in try await Self.sources() { folder.write("\(damage.rawValue).\(ext)", Self.damaged(bytes, damage)) }
         let names = ["jpg", "png", "gif", "webp", "avif"].map { "\(damage.rawValue).\($0)" }
-        let (site, origin, result, _) = try await build(names, extraRoots: [folder.path])
+        let (site, origin, result, _) = try await build(names, on: try Origin(extraRoots: [folder.path])) {
+            $0.images.widths = [64] // one small variant each: the suite shares two cores
+            $0.images.formats = [.original]
+        }
         let refused = damage == .truncated ? names : ["corrupted.png", "corrupted.gif"]
         var warned: [String: String] = [:]
         for diagnostic in result.diagnostics {
@@ -96,7 +110,10 @@ import Vips
         }
         // The next build neither asks for nor decodes them again.
         try await origin.reset()
-        let again = try await site.build(site.configuration(origin: origin))
+        var config = site.configuration(origin: origin)
+        config.images.widths = [64]
+        config.images.formats = [.original]
+        let again = try await site.build(config)
         #expect(try await origin.stats().requests_total == 0)
         #expect(again.summary.variantsEncoded == 0)
         #expect(again.diagnostics.count == refused.count && again.diagnostics.allSatisfy { $0.message.contains(": failed before (cannot decode image (") })
@@ -126,12 +143,13 @@ import Vips
         let files = site.folder.files(under: "out/_img")
         #expect(files.count == 1 && files.first?.hasSuffix("-120.svg") == true, "\(files)")
         #expect(site.folder.read("out/_img/" + files[0]) == [UInt8](FileManager.default.contents(atPath: Self.folder + "/hostile.svg")!))
-        #expect(try await origin.stats().paths == ["/img/hostile.svg": 1])
+        let paths = try await origin.stats().paths
+        #expect(paths["/img/hostile.svg"] != nil && paths["/img/hubble.jpg"] == nil && paths["/img/sprite.svg"] == nil, "\(paths)")
     }
 
     /// The format is the bytes', whatever the name, the Content-Type or the container's brand says.
     @Test func filesClaimingOneFormatAndBeingAnother() async throws {
-        let (site, origin, result, _) = try await build(["jpeg-named.png", "png-magic.png", "tiff-named.jpg", "heic-as-avif.avif"])
+        let (site, _, result, _) = try await build(["jpeg-named.png", "png-magic.png", "tiff-named.jpg", "heic-as-avif.avif"])
         let messages = Dictionary(uniqueKeysWithValues: result.diagnostics.map { diagnostic in
             let parts = diagnostic.message.split(separator: ": ", maxSplits: 1).map(String.init)
             return (String(parts[0].split(separator: "/").last!), parts[1])
@@ -145,13 +163,12 @@ import Vips
         #expect(messages["tiff-named.jpg"] == "not an image (Content-Type image/jpeg, starts with \"II*.....................…\")")
         // An HEVC-coded HEIF whose brands say AVIF: the HEVC decoder is not imgbake's to expose.
         #expect(messages["heic-as-avif.avif"] == "cannot decode image (not AVIF: its image is coded as hvc1, and only AV1 is accepted)", "\(messages)")
-        try #require(try await origin.stats().requests_total == 4)
     }
 
     /// The real binary on every hostile file at once: its peak resident memory stays far below what any
     /// of the bombs would take to decode (1.6 to 17 GB).
     @Test func memoryStaysBoundedOnTheBombs() async throws {
-        let origin = try Origin(extraRoots: [Self.folder])
+        let origin = try Self.origin.get()
         let site = TestSite()
         let names = Self.refusedFromTheHeader.map(\.0) + ["polyglot.gif", "polyglot.jpg", "heic-as-avif.avif", "hostile.svg"]
         site.page("a.html", names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n"))
