@@ -131,13 +131,14 @@ extension ImageManager {
     /// is remembered, so later builds neither keep it nor decode it again, and this build does not
     /// download it again for another variant set.
     nonisolated func forgetUndecodable(_ record: OriginalRecord, reason: String) async {
+        // First, so that a variant set finding the blob gone (refetchOriginal) gets the failure.
+        await markFailed(record.key, ImageFailure(reason: reason, kind: .transform))
         let failure = FailureRecord(key: record.key, url: record.url, reason: reason, failedAt: now())
         try? await cache.perform { index, blobs in
             try index.removeOriginal(record.key)
             try index.putFailure(failure)
             if try !index.entries().contains(where: { $0.blob == record.blob }) { blobs.remove(record.blob) }
         }
-        await markFailed(record.key, ImageFailure(reason: reason, kind: .transform))
     }
 
     /// A modern-format variant larger than the fallback at the same width is worse in every way: it is

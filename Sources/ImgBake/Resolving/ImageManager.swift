@@ -98,6 +98,8 @@ public actor ImageManager {
 
     /// Downloads the original again, whatever the cache says (its blob was damaged).
     func refetchOriginal(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+        // Found undecodable by another variant set of it in this build (`markFailed`): not fetched again.
+        if let task = originals[key], case .failed = await task.value { return await task.value }
         let task = Task { await self.loadOriginal(url, key: key, force: true) }
         originals[key] = task
         return await task.value
