@@ -119,6 +119,24 @@ import Vips
         #expect(again.diagnostics.count == refused.count && again.diagnostics.allSatisfy { $0.message.contains(": failed before (cannot decode image (") })
     }
 
+    /// Two variant sets of one image whose header reads but whose pixels do not: one download, one
+    /// decode failure for both, and the next build asks for nothing.
+    @Test func anUndecodableImageIsFetchedOnceWhateverItsVariantSets() async throws {
+        let folder = TemporaryFolder()
+        folder.write("cut.png", Self.damaged(Paths.image("coffee.png"), .truncated))
+        let origin = try Origin(extraRoots: [folder.path])
+        let site = TestSite()
+        let url = origin.url("img/cut.png")
+        site.page("a.html", "<img src=\"\(url)\">\n<img src=\"\(url)\" data-imgbake-widths=\"100\">")
+        let result = try await site.build(origin: origin)
+        #expect(result.diagnostics.count == 2 && result.diagnostics.allSatisfy { $0.message.hasPrefix(url + ": cannot decode image (") },
+                "\(result.diagnostics)")
+        #expect(try await origin.stats().requests_total == 1)
+        try expectNothingCached(site, failures: 1)
+        _ = try await site.build(origin: origin)
+        #expect(try await origin.stats().requests_total == 1)
+    }
+
     /// A GIF that is also a script and an HTML page, and a JPEG carrying an HTML page: outputs are new
     /// encodes of the pixels, so not a byte of the payload reaches the site.
     @Test func polyglotsLeaveTheirPayloadBehind() async throws {
