@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One HTTP(S) GET as the Curl layer sees it: everything that configures the easy handle.
 /// Policy (retries, caching, which addresses are allowed) belongs to the caller.
 public struct TransferRequest: Sendable {
@@ -16,6 +20,9 @@ public struct TransferRequest: Sendable {
     public var maxBodyBytes: Int = 50_000_000
     /// curl's `--connect-to` entries, `HOST:PORT:CONNECT_HOST:CONNECT_PORT`.
     public var connectTo: [String] = []
+    /// curl's `--resolve` entries, `HOST:PORT:ADDR[,ADDR]...`: what the name resolves to, in that order.
+    /// Unlike `connectTo`, the addresses still pass `allowAddress` like any answer from DNS.
+    public var resolve: [String] = []
     /// A CA bundle to trust instead of the system's.
     public var caFile: String?
     /// Decides, right before connecting, whether a resolved address may be used (also after redirects).
@@ -91,15 +98,13 @@ public struct ResolvedAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
+    /// As people write it: `10.0.0.1`, `::1`, `::ffff:127.0.0.1`, `fe80::1`.
     public var description: String {
-        switch family {
-        case .ipv4: return bytes.map(String.init).joined(separator: ".")
-        case .ipv6:
-            var groups: [String] = []
-            for i in stride(from: 0, to: 16, by: 2) {
-                groups.append(String(Int(bytes[i]) << 8 | Int(bytes[i + 1]), radix: 16))
-            }
-            return groups.joined(separator: ":")
-        }
+        let family = self.family == .ipv4 ? AF_INET : AF_INET6
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard bytes.count == (family == AF_INET ? 4 : 16),
+              bytes.withUnsafeBytes({ inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }) != nil
+        else { return bytes.map(String.init).joined(separator: ".") }
+        return String(cString: text)
     }
 }

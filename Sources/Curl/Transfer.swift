@@ -59,6 +59,7 @@ final class Transfer {
         if let caFile = request.caFile { set(CURLOPT_CAINFO, caFile) }
         if let list = makeList(request.headers) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list) }
         if let list = makeList(request.connectTo) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_CONNECT_TO, list) }
+        if let list = makeList(request.resolve) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_RESOLVE, list) }
         _ = imgbake_curl_setopt_write(handle, writeBody, me)
         _ = imgbake_curl_setopt_header(handle, writeHeader, me)
         if request.allowAddress != nil { _ = imgbake_curl_setopt_opensocket(handle, openSocket, me) }

@@ -12,6 +12,11 @@ public final class ImageBuffer: @unchecked Sendable {
 
     public let count: Int
 
+    /// The bytes, read in place (for checks of the container before libvips sees it).
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: storage.baseAddress, count: count))
+    }
+
     var baseAddress: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress!) }
 
     deinit { storage.deallocate() }

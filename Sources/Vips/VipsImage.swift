@@ -22,7 +22,7 @@ public final class VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_open_buffer(buffer.baseAddress, buffer.count, allPages ? 1 : 0, &out) == 0, let out
-        else { throw VipsError.drain("cannot read image header") }
+        else { throw VipsError.drain("cannot read image header", source: buffer) }
         return VipsImage(taking: out, source: buffer)
     }
 
@@ -35,7 +35,7 @@ public final class VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, Int32(width), allPages ? 1 : 0,
                                             colourManage ? 1 : 0, &out) == 0, let out
-        else { throw VipsError.drain("cannot decode image") }
+        else { throw VipsError.drain("cannot decode image", source: buffer) }
         return VipsImage(taking: out, source: buffer)
     }
 
@@ -46,7 +46,7 @@ public final class VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, alreadyUpright ? 1 : 0, &out) == 0, let out
-        else { throw VipsError.drain("cannot decode image") }
+        else { throw VipsError.drain("cannot decode image", source: buffer) }
         return VipsImage(taking: out, source: buffer)
     }
 
@@ -56,7 +56,7 @@ public final class VipsImage {
         guard width != self.width else { return self }
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_resize_exact(pointer, Int32(width), &out) == 0, let out
-        else { throw VipsError.drain("cannot resize image") }
+        else { throw VipsError.drain("cannot resize image", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
@@ -65,7 +65,7 @@ public final class VipsImage {
         guard width != self.width else { return self }
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_thumbnail_image(pointer, Int32(width), &out) == 0, let out
-        else { throw VipsError.drain("cannot resize animation") }
+        else { throw VipsError.drain("cannot resize animation", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
@@ -76,14 +76,14 @@ public final class VipsImage {
     /// once; a memory image can be resized and encoded any number of times.
     public func materialized() throws(VipsError) -> VipsImage {
         guard let out = vips_image_copy_memory(pointer)
-        else { throw VipsError.drain("cannot decode image") }
+        else { throw VipsError.drain("cannot decode image", source: source) }
         return VipsImage(taking: out, source: nil)
     }
 
     /// A copy sharing the pixels, without the metadata fields for which `drop` returns true.
     public func removingFields(where drop: (String) -> Bool) throws(VipsError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_copy(pointer, &out) == 0, let out else { throw VipsError.drain("cannot copy image") }
+        guard imgbake_vips_copy(pointer, &out) == 0, let out else { throw VipsError.drain("cannot copy image", source: source) }
         let copy = VipsImage(taking: out, source: source)
         for name in copy.fieldNames where drop(name) {
             _ = vips_image_remove(copy.pointer, name)
@@ -159,7 +159,7 @@ public final class VipsImage {
         guard bitsPerSample != 8 || (interpretation != .sRGB && interpretation != .grey) else { return self }
         let target: VipsInterpretation = interpretation == .grey16 || interpretation == .grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_colourspace(pointer, target, &out) == 0, let out else { throw VipsError.drain("cannot convert to 8 bits") }
+        guard imgbake_vips_colourspace(pointer, target, &out) == 0, let out else { throw VipsError.drain("cannot convert to 8 bits", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
@@ -168,7 +168,7 @@ public final class VipsImage {
         guard pages > 1 else { return self }
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard imgbake_vips_crop(pointer, 0, 0, Int32(width), Int32(pageHeight), &out) == 0, let out
-        else { throw VipsError.drain("cannot take the first frame") }
+        else { throw VipsError.drain("cannot take the first frame", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
@@ -176,13 +176,13 @@ public final class VipsImage {
     /// invisible, both make PNG and GIF files smaller. Call on a decoded (memory) image.
     public func tidyingAlpha() throws(VipsError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_tidy_alpha(pointer, &out) == 0, let out else { throw VipsError.drain("cannot tidy transparency") }
+        guard imgbake_vips_tidy_alpha(pointer, &out) == 0, let out else { throw VipsError.drain("cannot tidy transparency", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
     public func blurred(sigma: Double) throws(VipsError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_gaussblur(pointer, sigma, &out) == 0, let out else { throw VipsError.drain("cannot blur") }
+        guard imgbake_vips_gaussblur(pointer, sigma, &out) == 0, let out else { throw VipsError.drain("cannot blur", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
@@ -204,7 +204,7 @@ public final class VipsImage {
     /// The decoded pixels, row by row, `bands` bytes per pixel (8-bit images).
     public func pixels() throws(VipsError) -> [UInt8] {
         var size = 0
-        guard let memory = vips_image_write_to_memory(pointer, &size) else { throw VipsError.drain("cannot decode image") }
+        guard let memory = vips_image_write_to_memory(pointer, &size) else { throw VipsError.drain("cannot decode image", source: source) }
         defer { g_free(memory) }
         return Array(UnsafeRawBufferPointer(start: memory, count: size))
     }
@@ -226,7 +226,7 @@ public final class VipsImage {
         case .gif: imgbake_vips_gifsave(pointer, s, &buffer, &length)
         case .avif(let quality, let effort): imgbake_vips_avifsave(pointer, Int32(quality), Int32(effort), s, &buffer, &length)
         }
-        guard status == 0, let buffer else { throw VipsError.drain("cannot encode \(format.name)") }
+        guard status == 0, let buffer else { throw VipsError.drain("cannot encode \(format.name)", source: source) }
         defer { g_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
     }

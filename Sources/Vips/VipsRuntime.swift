@@ -31,17 +31,60 @@ public enum VipsRuntime {
 /// An error reported by libvips, with the text libvips left in its error buffer.
 public struct VipsError: Error, CustomStringConvertible, Sendable {
     public let message: String
+    /// What libvips said, without the context (nil when it said nothing that could be kept).
+    public let detail: String?
     public var description: String { message }
 
-    public init(message: String) { self.message = message }
+    public init(message: String, detail: String? = nil) {
+        self.message = message
+        self.detail = detail
+    }
 
-    /// Takes (and clears) libvips' error buffer. The buffer is process-wide, so under parallel work a
-    /// message may be missing; `context` still says what failed.
-    static func drain(_ context: String) -> VipsError {
-        let text = String(cString: vips_error_buffer())
-        vips_error_clear()
-        let detail = text.split(separator: "\n").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
-        return VipsError(message: detail.isEmpty ? context : "\(context): \(detail.joined(separator: "; "))")
+    /// Takes (and clears) libvips' error buffer. The buffer is process-wide: under parallel work a
+    /// message may be missing (`context` still says what failed), and lines from other images may be
+    /// in it. With the `source` being decoded, lines that name another format's decoder are left out
+    /// (a truncated WebP must not be reported with an AVIF's error), and so are libvips' own seek
+    /// notes from trying loaders.
+    static func drain(_ context: String, source: ImageBuffer? = nil) -> VipsError {
+        let copy = vips_error_buffer_copy()
+        let text = copy.map { String(cString: $0) } ?? ""
+        g_free(copy)
+        let own = source.flatMap(DecoderFamily.of(buffer:))
+        let kept = text.split(separator: "\n").map { $0.trimmingCharacters(in: " \t") }.filter { line in
+            guard !line.isEmpty, !line.hasPrefix("source: ") else { return false }
+            guard let own, let family = DecoderFamily.of(line: line) else { return true }
+            return family == own
+        }
+        let detail = kept.isEmpty ? nil : kept.joined(separator: "; ")
+        return VipsError(message: detail.map { "\(context): \($0)" } ?? context, detail: detail)
+    }
+}
+
+/// Which decoder a buffer goes to (by its first bytes, as libvips chooses) and which decoder an error
+/// line comes from (by the prefix libvips' loaders and their libraries write).
+enum DecoderFamily: String {
+    case jpeg, png, gif, webp, heif
+
+    static func of(buffer: ImageBuffer) -> DecoderFamily? {
+        buffer.withUnsafeBytes { b in
+            func starts(_ magic: String, at offset: Int = 0) -> Bool {
+                b.count >= offset + magic.utf8.count && b[offset..<offset + magic.utf8.count].elementsEqual(magic.utf8)
+            }
+            if b.count >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF { return .jpeg }
+            if b.count >= 4 && b[0] == 0x89 && starts("PNG", at: 1) { return .png }
+            if starts("GIF8") { return .gif }
+            if starts("RIFF") && starts("WEBP", at: 8) { return .webp }
+            if starts("ftyp", at: 4) { return .heif }
+            return nil
+        }
+    }
+
+    static func of(line: String) -> DecoderFamily? {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let prefix = line[..<colon].lowercased()
+        let families: [(DecoderFamily, [String])] = [(.jpeg, ["vipsjpeg", "jpeg"]), (.png, ["vipspng", "png", "spng"]),
+                                                      (.gif, ["gif", "nsgif"]), (.webp, ["webp"]), (.heif, ["heif"])]
+        return families.first { $0.1.contains { prefix.hasPrefix($0) } }?.0
     }
 }
 

@@ -3,10 +3,12 @@
 answers conditional requests, and injects faults.
 
     python3 Tests/Support/origin.py --root Examples/images [--root MORE]... [--port 0] [--latency-ms 0] [--cache-control ...]
-                                    [--tls-cert CERT --tls-key KEY]
+                                    [--tls-cert CERT --tls-key KEY] [--bind ADDR]...
 
-Prints "PORT <n>" on stdout once it listens (port 0 picks a free one). Binds 127.0.0.1 only and exits
-by itself after --max-seconds, or when its parent process ends (--watch-parent).
+Prints "PORT <n>" on stdout once it listens (port 0 picks a free one). Binds 127.0.0.1 unless --bind
+names addresses (all on the same port; other than loopback only inside a test network namespace, where
+those addresses exist nowhere else) and exits by itself after --max-seconds, or when its parent process
+ends (--watch-parent).
 
 Routes (GET and HEAD, HTTP/1.1 keep-alive):
   /<any path>/<name>          the file <name> from the first --root that has it (the last path segment;
@@ -17,17 +19,26 @@ Routes (GET and HEAD, HTTP/1.1 keep-alive):
   /__swap?name=A&to=B         from now on serve file B wherever A is asked for (a changed upstream image)
   /fault/404/<name>, /fault/410/<name>, /fault/500/<name>, /fault/503/<name>, /fault/403/<name>   that status
   /fault/html/<name>          200 text/html page instead of an image
+  /fault/htmlimg/<name>       the same HTML page, served as Content-Type: image/jpeg
+  /fault/wrongtype/<name>     the file, served as Content-Type: text/plain
+  /fault/empty/<name>         200 image/jpeg with an empty body
+  /fault/drip/<bps>/<name>    the file at <bps> bytes per second (stops after --max-drip-seconds)
+  /fault/hang/<name>          reads the request, then answers nothing (until the client goes, at most
+                              --max-drip-seconds)
+  /fault/reset/<name>         reads the request, then resets the connection (RST, no response)
   /fault/flaky/<n>/<name>     the first n requests of this exact URL get 503, later ones the file
   /fault/ratelimit/<n>/<name> the first n requests get 429 with Retry-After: 1
   /fault/slow/<ms>/<name>     the file after <ms> milliseconds
   /fault/redirect/<n>/<name>  n 302 hops, then the file
+  /fault/redirect-loop/<name> 302 to /fault/redirect-loop/x/<name>, which sends back here: never ends
   /fault/redirect-to/<host:port>/<name>  one 302 to http://<host:port>/img/<name> (e.g. a loopback address)
   /fault/location?to=<url>    one 302 to any URL (file://, ftp://, ...)
-  /fault/huge/<name>          200 image/jpeg, chunked (no Content-Length), 60 MB of JPEG-looking bytes
+  /fault/huge/<name>          200 image/jpeg, chunked (no Content-Length), JPEG-looking bytes until the
+                              client stops reading (at most 2 GB); /__stats counts what was sent
   /fault/nolength/<name>      the file, chunked without Content-Length
   /fault/truncate/<name>      Content-Length of the whole file, half the bytes, then the connection closes
 """
-import argparse, email.utils, hashlib, json, os, ssl, sys, threading, time
+import argparse, email.utils, hashlib, json, os, socket, ssl, struct, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, unquote, parse_qs
 
@@ -77,6 +88,7 @@ class Handler(BaseHTTPRequestHandler):
     roots = ["."]
     latency = 0.0
     cache_control = None
+    max_drip = 30.0
     counters = Counters()
 
     def log_message(self, *args):
@@ -175,6 +187,7 @@ class Handler(BaseHTTPRequestHandler):
         self.counters.record(url, 200, len(sent), self.headers)
 
     def send_chunked(self, status, chunks, ctype, headers, url):
+        """Sends `chunks` (any iterable) chunked; stops when the client goes away, counting what was sent."""
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Transfer-Encoding", "chunked")
@@ -187,16 +200,75 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 total += len(chunk)
             self.wfile.write(b"0\r\n\r\n")
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
         self.counters.record(url, status, total, self.headers)
+
+    def drip(self, name, url, rate):
+        """The file at `rate` bytes per second, in 100 ms slices, for at most --max-drip-seconds."""
+        name, full = self.file_for(name)
+        if full is None:
+            return self.send_bytes(404, b"not found\n", count=url)
+        with open(full, "rb") as f:
+            body = f.read()
+        # Counted when it starts (the body may outlive the client's interest).
+        self.counters.record(url, 200, 0, self.headers)
+        self.send_response(200)
+        self.send_header("Content-Type", TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream"))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        sent, started, step = 0, time.monotonic(), max(1, rate // 10)
+        try:
+            while sent < len(body) and time.monotonic() - started < self.max_drip:
+                self.wfile.write(body[sent:sent + step])
+                self.wfile.flush()
+                sent += step
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+    def hang(self, url):
+        """Says nothing; returns when the client closes the connection or after --max-drip-seconds."""
+        self.counters.record(url, 0, 0, self.headers)
+        self.connection.settimeout(0.2)
+        deadline = time.monotonic() + self.max_drip
+        while time.monotonic() < deadline:
+            try:
+                if not self.connection.recv(1024):
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        self.close_connection = True
+
+    def reset(self, url):
+        """Resets the connection (SO_LINGER 0 makes close send RST) without a byte of response."""
+        self.counters.record(url, 0, 0, self.headers)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
 
     def fault(self, args, url):
         kind, rest = args[0], args[1:]
         if kind in ("404", "410", "500", "503", "403"):
             return self.send_bytes(int(kind), b"fault %s\n" % kind.encode(), count=url)
-        if kind == "html":
-            return self.send_bytes(200, b"<!doctype html><title>Oops</title><p>Not the image.\n", "text/html", count=url)
+        if kind in ("html", "htmlimg"):
+            return self.send_bytes(200, b"<!doctype html><title>Oops</title><p>Not the image.\n",
+                                   "text/html" if kind == "html" else "image/jpeg", count=url)
+        if kind == "wrongtype" and rest:
+            return self.serve(rest[-1], url, ctype="text/plain")
+        if kind == "empty":
+            return self.send_bytes(200, b"", "image/jpeg", count=url)
+        if kind == "drip" and len(rest) >= 2:
+            return self.drip(rest[-1], url, int(rest[0]))
+        if kind == "hang":
+            return self.hang(url)
+        if kind == "reset":
+            return self.reset(url)
+        if kind == "redirect-loop" and rest:
+            target = "/fault/redirect-loop/%s" % rest[-1] if len(rest) > 1 else "/fault/redirect-loop/x/%s" % rest[-1]
+            return self.send_bytes(302, b"", headers={"Location": target}, count=url)
         if kind in ("flaky", "ratelimit") and len(rest) >= 2:
             if self.counters.hit(url) <= int(rest[0]):
                 status = 503 if kind == "flaky" else 429
@@ -216,7 +288,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_bytes(302, b"", headers={"Location": target}, count=url)
         if kind == "huge":
             chunk = b"\xff\xd8\xff\xe0" + b"\x00" * (1 << 20)
-            return self.send_chunked(200, (chunk for _ in range(60)), "image/jpeg", {}, url)
+            return self.send_chunked(200, (chunk for _ in range(2048)), "image/jpeg", {}, url)
         if kind == "nolength" and rest:
             return self.serve(rest[-1], url, chunked=True)
         if kind == "truncate" and rest:
@@ -234,16 +306,31 @@ def main():
     ap.add_argument("--watch-parent", action="store_true", help="exit when the parent process ends")
     ap.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
     ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    ap.add_argument("--bind", action="append", help="address to listen on (repeatable; default 127.0.0.1)")
+    ap.add_argument("--max-drip-seconds", type=float, default=30.0, help="bound of /fault/drip and /fault/hang")
     a = ap.parse_args()
     Handler.roots, Handler.latency, Handler.cache_control = a.root, a.latency_ms / 1000.0, a.cache_control
+    Handler.max_drip = a.max_drip_seconds
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.request_queue_size = 128
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
-    if a.tls_cert:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(a.tls_cert, a.tls_key)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    print("PORT %d" % server.server_address[1], flush=True)
+    servers, port = [], a.port
+    for address in a.bind or ["127.0.0.1"]:
+        cls = ThreadingHTTPServer
+        if ":" in address:
+            class V6(ThreadingHTTPServer):
+                address_family = socket.AF_INET6
+            cls = V6
+        server = cls((address, port), Handler)
+        port = server.server_address[1]  # the first one's, for all that follow
+        if a.tls_cert:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(a.tls_cert, a.tls_key)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        servers.append(server)
+    for server in servers[1:]:
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+    server = servers[0]
+    print("PORT %d" % port, flush=True)
     parent = os.getppid()
 
     def watchdog():

@@ -1,28 +1,33 @@
+import Curl
 import Foundation
 import Glibc
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The loopback test origin (Tests/Support/origin.py) as a child process: serves Examples/images,
 /// counts requests, injects faults. Stopped when the value goes away.
 package final class Origin: @unchecked Sendable {
     package let port: Int
     private let process: Process
+    /// The network namespace it runs in, if not the test's own.
+    package let namespace: NetworkNamespace?
 
     /// The host tests use in URLs; `connectTo` routes it to this origin.
     package static let host = "images.test"
 
-    /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise.
-    package init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil,
-         tls: (cert: String, key: String)? = nil) throws {
+    /// Serves Examples/images, then the colour and metadata fixtures, unless `root` says otherwise; then
+    /// `extraRoots`.
+    /// In `namespace`, it listens on `bind` (port 80 unless `port` says otherwise).
+    package init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil, extraRoots: [String] = [],
+         tls: (cert: String, key: String)? = nil, bind: [String] = [], port: Int? = nil,
+         namespace: NetworkNamespace? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let roots = root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]
-        var arguments = ["python3", Paths.origin] + roots.flatMap { ["--root", $0] } + ["--port", "0", "--watch-parent",
-                         "--latency-ms", String(latencyMilliseconds)]
+        self.namespace = namespace
+        let roots = (root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]) + extraRoots
+        var arguments = (namespace?.exec ?? []) + ["python3", Paths.origin] + roots.flatMap { ["--root", $0] }
+            + ["--port", String(port ?? (namespace == nil ? 0 : 80)), "--watch-parent", "--latency-ms", String(latencyMilliseconds)]
         if let cacheControl { arguments += ["--cache-control", cacheControl] }
         if let tls { arguments += ["--tls-cert", tls.cert, "--tls-key", tls.key] }
+        arguments += bind.flatMap { ["--bind", $0] }
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -49,7 +54,10 @@ package final class Origin: @unchecked Sendable {
         process.terminate()
     }
 
-    package struct OriginError: Error { let message: String }
+    package struct OriginError: Error {
+        package let message: String
+        package init(message: String) { self.message = message }
+    }
 
     /// `--connect-to` entry routing the test host (port 80) here.
     package var connectTo: String { "\(Self.host):80:127.0.0.1:\(port)" }
@@ -77,8 +85,21 @@ package final class Origin: @unchecked Sendable {
     /// From now on, serve file `to` wherever `name` is asked for.
     package func swap(_ name: String, to other: String) async throws { _ = try await get("/__swap?name=\(name)&to=\(other)") }
 
+    /// For the control paths: imgbake's own client, bounded in time (URLSession on Linux has had hangs
+    /// under concurrent use, and the suite asks many origins for their counts at once).
+    private static let control = CurlSession(maxConcurrent: 16, maxPerHost: 4)
+
     private func get(_ path: String) async throws -> Data {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        return data
+        if let namespace {
+            let result = try await run(namespace.exec + ["curl", "-sS", "--max-time", "30", "http://127.0.0.1:\(port)\(path)"], in: "/")
+            return Data(result.stdout.utf8)
+        }
+        var request = TransferRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.timeout = .seconds(30)
+        switch await Self.control.perform(request) {
+        case .success(let response) where response.status == 200: return Data(response.body)
+        case .success(let response): throw OriginError(message: "\(path): HTTP \(response.status)")
+        case .failure(let error): throw OriginError(message: "\(path): \(error)")
+        }
     }
 }

@@ -115,6 +115,20 @@ public final class ImageCache: Sendable {
         await store({ index, _ in try index.removeOriginal(key) }, else: { _ in })
     }
 
+    /// An original that turned out not to decode: its row goes, the failure is remembered, and its blob
+    /// goes unless another row shares it.
+    public func forgetUndecodable(_ record: OriginalRecord, failure: FailureRecord) async {
+        overlay.withLock { kept in
+            kept.originals[record.key] = nil
+            kept.failures[record.key] = failure
+        }
+        await store({ index, blobs in
+            try index.removeOriginal(record.key)
+            try index.putFailure(failure)
+            if try !index.entries().contains(where: { $0.blob == record.blob }) { blobs.remove(record.blob) }
+        }, else: { _ in })
+    }
+
     // MARK: Failures
 
     public func failure(_ key: OriginalKey) async -> FailureRecord? {

@@ -137,6 +137,9 @@ public struct FetchSettings: Sendable {
     public var perHost = 4
     public var connectTimeout: Duration = .seconds(10)
     public var timeout: Duration = .seconds(30)
+    /// A transfer slower than `lowSpeedLimit` bytes per second for `lowSpeedTime` is abandoned.
+    public var lowSpeedLimit = 1024
+    public var lowSpeedTime: Duration = .seconds(15)
     public var maxBytes = 50_000_000
     public var retries = 3
     /// First retry delay; doubled each time, with jitter.

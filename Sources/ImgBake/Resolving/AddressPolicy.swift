@@ -19,7 +19,10 @@ public struct AddressPolicy: Sendable {
     }
 
     /// Loopback, private (RFC 1918, unique-local), link-local, carrier-grade NAT, unspecified,
-    /// multicast and reserved ranges; IPv4-mapped IPv6 addresses are judged by their IPv4 part.
+    /// multicast and reserved ranges. IPv6 addresses that lead to an IPv4 one — IPv4-mapped
+    /// (`::ffff:10.0.0.1`) and NAT64's well-known prefix (`64:ff9b::10.0.0.1`, translated by a gateway on
+    /// IPv6-only networks) — are judged by their IPv4 part; IPv4-compatible ones (`::10.0.0.1`,
+    /// deprecated) and local-use NAT64 (`64:ff9b:1::/48`) are refused outright.
     public static func isPrivate(_ address: ResolvedAddress) -> Bool {
         let b = address.bytes
         switch address.family {
@@ -31,11 +34,15 @@ public struct AddressPolicy: Sendable {
                 || (b[0] == 192 && b[1] == 0 && b[2] == 0) || (b[0] == 198 && b[1] & 0xFE == 18)
         case .ipv6:
             guard b.count == 16 else { return true }
-            if b[0..<10].allSatisfy({ $0 == 0 }) && b[10] == 0xFF && b[11] == 0xFF {
+            let mapped = b[0..<10].allSatisfy { $0 == 0 } && b[10] == 0xFF && b[11] == 0xFF
+            let nat64 = b[0..<12].elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0])
+            if mapped || nat64 {
                 return isPrivate(ResolvedAddress(family: .ipv4, bytes: Array(b[12..<16]), port: address.port))
             }
-            let unspecifiedOrLoopback = b[0..<15].allSatisfy { $0 == 0 } && (b[15] == 0 || b[15] == 1)
-            return unspecifiedOrLoopback || b[0] & 0xFE == 0xFC || (b[0] == 0xFE && b[1] & 0xC0 == 0x80) || b[0] == 0xFF
+            let compatibleUnspecifiedOrLoopback = b[0..<12].allSatisfy { $0 == 0 }
+            let localNAT64 = b[0..<6].elementsEqual([0, 0x64, 0xFF, 0x9B, 0, 1])
+            return compatibleUnspecifiedOrLoopback || localNAT64 || b[0] & 0xFE == 0xFC
+                || (b[0] == 0xFE && b[1] & 0xC0 == 0x80) || b[0] == 0xFF
         }
     }
 

@@ -79,6 +79,8 @@ public final class Downloader: Sendable {
         if let lastModified = validators?.lastModified { request.headers.append("If-Modified-Since: \(lastModified)") }
         request.connectTimeout = settings.connectTimeout
         request.timeout = settings.timeout
+        request.lowSpeedBytesPerSecond = settings.lowSpeedLimit
+        request.lowSpeedTime = settings.lowSpeedTime
         request.maxBodyBytes = settings.maxBytes
         request.connectTo = settings.connectTo
         request.caFile = settings.caFile

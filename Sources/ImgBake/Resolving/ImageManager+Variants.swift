@@ -91,7 +91,9 @@ extension ImageManager {
                 await cache.forgetOriginal(record.key)
                 return .failure(.originalDamaged(damaged.why))
             } catch {
-                return .failure(.transform(error as? TransformError ?? .undecodable("\(error)")))
+                let failure = error as? TransformError ?? .undecodable("\(error)")
+                if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
+                return .failure(.transform(failure))
             }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)
             let rows = made.map { variant, dropped in
@@ -130,6 +132,17 @@ extension ImageManager {
             guard await cache.hasBlob(record.blob) else { return .failure(.originalDamaged("was missing")) }
         }
         return .success(MadeVariants(variants: [svgCopy(record)], encoded: 0, placeholder: nil))
+    }
+
+    /// An original whose header read but whose pixels do not decode is a permanent failure, like one
+    /// refused from its header: its row and blob go (unless another row shares the blob) and the failure
+    /// is remembered, so later builds neither keep it nor decode it again, and this build does not
+    /// download it again for another variant set.
+    nonisolated func forgetUndecodable(_ record: OriginalRecord, reason: String) async {
+        // First, so that a variant set finding the blob gone (refetchOriginal) gets the failure.
+        await markFailed(record.key, ImageFailure(reason: reason, kind: .transform))
+        let failure = FailureRecord(key: record.key, url: record.url, reason: reason, failedAt: now())
+        await cache.forgetUndecodable(record, failure: failure)
     }
 
     /// A modern-format variant larger than the fallback at the same width is worse in every way: it is

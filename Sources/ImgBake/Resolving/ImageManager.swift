@@ -106,9 +106,16 @@ public actor ImageManager {
 
     /// Downloads the original again, whatever the cache says (its blob was damaged).
     func refetchOriginal(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+        // Found undecodable by another variant set of it in this build (`markFailed`): not fetched again.
+        if let task = originals[key], case .failed = await task.value { return await task.value }
         let task = Task { await self.loadOriginal(url, key: key, force: true) }
         originals[key] = task
         return await task.value
+    }
+
+    /// From now on in this build, the original for `key` is this failure (no new load).
+    func markFailed(_ key: OriginalKey, _ failure: ImageFailure) {
+        originals[key] = Task { .failed(failure) }
     }
 
     func knownInspection(for blob: BlobID) -> Inspection? { headers.value(for: blob) }

@@ -137,8 +137,11 @@ public final class Transformer: Sendable {
 
     static func inspect(_ bytes: ImageBuffer, format: ImageFormat, limits: Limits) throws -> Inspection {
         guard format != .svg else { throw TransformError.undecodable("SVG is copied, not decoded") }
+        if let problem = bytes.withUnsafeBytes({ ContainerCheck.problem(in: $0, format: format) }) {
+            throw TransformError.undecodable(problem)
+        }
         let image: VipsImage
-        do { image = try VipsImage.open(bytes, allPages: format.canAnimate) } catch { throw TransformError.undecodable(error.message) }
+        do { image = try VipsImage.open(bytes, allPages: format.canAnimate) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
         let pages = max(1, image.pages)
         let frameHeight = pages > 1 ? image.pageHeight : image.height
         guard pages <= limits.maxFrames else { throw TransformError.tooManyFrames(pages: pages, limit: limits.maxFrames) }
@@ -173,7 +176,7 @@ public final class Transformer: Sendable {
                     .eightBit().resized(width: largest)
             base = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         } catch {
-            throw TransformError.undecodable(error.message)
+            throw TransformError.undecodable(error.detail ?? error.message)
         }
         var resized: [Int: VipsImage] = [base.width: base]
         var encoded: [EncodedVariant] = []
