@@ -217,18 +217,3 @@ extension Array {
     /// The two elements of a two-element array.
     var pair: (Element, Element)? { count == 2 ? (self[0], self[1]) : nil }
 }
-
-/// Runs a program under a python3 parent that reports the child's peak resident set size (wait4's
-/// ru_maxrss), so other processes of the test run do not count.
-func runMeasuringPeakMemory(_ arguments: [String]) async throws -> (CommandResult, peakBytes: Int) {
-    let script = """
-    import resource, subprocess, sys
-    code = subprocess.run(sys.argv[1:]).returncode
-    sys.stderr.write("PEAK_RSS_KIB %d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    sys.exit(code)
-    """
-    let result = try await runProcess("/usr/bin/env", ["python3", "-c", script] + arguments, in: nil)
-    let line = try #require(result.stderr.split(separator: "\n").last { $0.hasPrefix("PEAK_RSS_KIB ") })
-    let kib = try #require(Int(line.dropFirst("PEAK_RSS_KIB ".count)))
-    return (result, kib * 1024)
-}

@@ -24,6 +24,9 @@ public struct Configuration: Sendable {
     public var wantsReport = false
     /// The configuration file read, if any (a prerequisite in the depfile).
     public var configurationFile: String?
+    /// Larger pages are left as they are, with a warning: parsing HTML takes about 15 times a page's size
+    /// in memory, and no real page comes near this.
+    public var maxPageBytes = 16 << 20
 
     public init(site: String, cacheDirectory: String, jobs: Int = Configuration.defaultJobs) {
         self.site = site

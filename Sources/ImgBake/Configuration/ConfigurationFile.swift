@@ -192,7 +192,8 @@ struct Reader {
             case "strict": config.strict = try bool(name, node)
             case "report": config.reportPath = path(try string(name, node))
             case "depfile": config.depfilePath = path(try string(name, node))
-            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile"])
+            case "max_page_size": config.maxPageBytes = try size(name, node)
+            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile", "max_page_size"])
             }
         }
     }

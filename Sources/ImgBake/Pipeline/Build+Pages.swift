@@ -87,12 +87,13 @@ extension Build {
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).
     /// A page that cannot be read is a warning naming it; the build goes on without it.
     func scan(_ paths: [String], _ plan: BuildPlan) async -> ScanOutcome {
-        await Self.scan(paths, site: plan.configuration.site, publicPath: plan.ownPublicPath, jobs: plan.configuration.jobs) {
+        await Self.scan(paths, site: plan.configuration.site, publicPath: plan.ownPublicPath, jobs: plan.configuration.jobs,
+                        maxBytes: plan.configuration.maxPageBytes) {
             progress.update { $0.pagesScanned += 1 }
         }
     }
 
-    static func scan(_ paths: [String], site: String, publicPath: String, jobs: Int,
+    static func scan(_ paths: [String], site: String, publicPath: String, jobs: Int, maxBytes: Int = .max,
                      scanned: @Sendable () -> Void = {}) async -> ScanOutcome {
         await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
             var results = [Result<ScannedPage, PageReadError>?](repeating: nil, count: paths.count)
@@ -100,7 +101,7 @@ extension Build {
             func submit() {
                 let index = next
                 let path = paths[index]
-                group.addTask { (index, Self.scan(site: site, path: path, publicPath: publicPath)) }
+                group.addTask { (index, Self.scan(site: site, path: path, publicPath: publicPath, maxBytes: maxBytes)) }
                 next += 1
             }
             while next < min(paths.count, max(2, jobs * 2)) { submit() }
@@ -115,7 +116,7 @@ extension Build {
                 switch result {
                 case .success(let page): pages.append(page)
                 case .failure(let problem):
-                    unreadable.append(Diagnostic(.warning, "cannot read the page: \(problem.reason); left as it is",
+                    unreadable.append(Diagnostic(.warning, "page not read: \(problem.reason); left as it is",
                                                  at: SourceLocation(file: problem.path, line: 1, column: 1)))
                 }
             }
@@ -128,14 +129,22 @@ extension Build {
         var reason: String
     }
 
-    static func scan(site: String, path: String, publicPath: String) -> Result<ScannedPage, PageReadError> {
+    static func scan(site: String, path: String, publicPath: String, maxBytes: Int = .max) -> Result<ScannedPage, PageReadError> {
         guard let kind = SourceFile.kind(forPath: path) else { return .failure(PageReadError(path: path, reason: "not a page")) }
+        if let size = FileStamp.of(site + "/" + path)?.size, size > maxBytes {
+            let limit = ByteCount.describe(maxBytes)
+            return .failure(PageReadError(path: path, reason: "\(ByteCount.describe(size)), over the \(limit) limit (build.max_page_size)"))
+        }
         let bytes: [UInt8]
         let stamp: FileStamp
         do {
             (bytes, stamp) = try AtomicFile.readWithStamp(site + "/" + path)
         } catch {
             return .failure(PageReadError(path: path, reason: error.reason))
+        }
+        let depth = NestingDepth.estimate(bytes)
+        guard depth <= NestingDepth.limit else {
+            return .failure(PageReadError(path: path, reason: "elements nested \(depth) deep, more than \(NestingDepth.limit) (parsing it would take minutes)"))
         }
         let file = SourceFile(path: path, kind: kind, bytes: bytes)
         var scan = kind == .html ? HTMLScanner.scan(file) : MarkdownScanner.scan(file)

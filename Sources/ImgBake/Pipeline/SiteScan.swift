@@ -25,7 +25,7 @@ public struct SiteScan: Sendable {
         let inventory = SiteInventory.walk(site, skipping: [])
         let pages = inventory.pages
         let outcome = await Build.scan(pages, site: site, publicPath: OutputNaming(publicPath: config.output.publicPath).publicPath,
-                                       jobs: jobs)
+                                       jobs: jobs, maxBytes: config.maxPageBytes)
         let (scans, unreadable) = (outcome.pages.map(\.scan), outcome.unreadable)
         return SiteScan(
             entries: scans.flatMap { scan in
