@@ -78,6 +78,18 @@ package final class TemporaryFolder: @unchecked Sendable {
         return files.sorted()
     }
 
+    /// The same, for any folder.
+    package static func digests(of folder: String) -> [String: String] {
+        var digests: [String: String] = [:]
+        for path in FileManager.default.subpaths(atPath: folder) ?? [] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let data = FileManager.default.contents(atPath: folder + "/" + path) else { continue }
+            digests[path] = "\(data.count) bytes, \(BlobID(of: [UInt8](data)).hex.prefix(12))"
+        }
+        return digests
+    }
+
     /// Every file's content digest, by relative path: for comparing whole trees with readable failures.
     package func digests(under relative: String = "") -> [String: String] {
         snapshot(under: relative).mapValues { "\($0.count) bytes, \(BlobID(of: $0).hex.prefix(12))" }

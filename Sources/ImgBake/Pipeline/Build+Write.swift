@@ -61,6 +61,8 @@ extension Build {
     func writePages(_ rewritten: RewrittenPages, _ selection: Selection, _ pages: PagePartition, _ inventory: SiteInventory,
                     _ images: ResolvedSet, _ plan: BuildPlan) throws(BuildError) -> SiteChanges {
         let config = plan.configuration
+        // Temporary pages a killed build left beside the ones it was replacing.
+        for folder in inventory.folders { StaleTemporaries.remove(in: folder.isEmpty ? config.outputRoot : config.outputRoot + "/" + folder) }
         let writer = PageWriter(site: config.site, outputRoot: config.outputRoot, inPlace: plan.inPlace)
         var site = SiteChanges(diagnostics: rewritten.notes, filesWritten: rewritten.filesWritten)
         for name in rewritten.placedImages { site.placed[config.output.imagesDirectory + "/" + name] = "image" }

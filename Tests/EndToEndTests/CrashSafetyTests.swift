@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import ImgBake
+import ImgBakeTestSupport
+
+/// `imgbake build` killed with SIGKILL at random moments, in place and with `--out`, again and again
+/// on one site and one cache. After every kill: no page is truncated or half-rewritten and every local
+/// reference resolves; after the next build: it completed, `cache verify` is clean, no temporary file
+/// is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 60; `make
+/// test` a few).
+@Suite struct CrashSafetyTests {
+    static let kills = Int(ProcessInfo.processInfo.environment["IMGBAKE_STRESS_KILLS"] ?? "") ?? 6
+
+    @Test func killedAtRandomMomentsTheSiteAndCacheStayWhole() async throws {
+        let origin = try Origin(latencyMilliseconds: 40)
+        let site = TestSite()
+        let images = Paths.exampleImages + ["drawing.svg", "gone.png"]
+        var sources: [String: String] = [:]
+        for n in 0..<16 {
+            let refs = (0..<3).map { images[(n + $0 * 5) % images.count] }
+            sources["p\(n).html"] = "<!doctype html>\n" + refs.map { "<img src=\"\(origin.url("img/\($0)?v=\(n % 4)"))\" alt=x>\n" }.joined() + "<!-- end -->\n"
+            sources["posts/m\(n).md"] = refs.map { "![x](\(origin.url("img/\($0)?w=\(n % 3)")))\n\n" }.joined() + "<!-- end -->\n"
+        }
+        func reset(_ root: String) {
+            for (path, text) in sources { TemporaryFolder.write(text, to: root + "/" + path) }
+        }
+        reset(site.site)
+        let inPlace = site.folder.path + "/inplace"
+        reset(inPlace)
+        var generator = SystemRandomNumberGenerator()
+        var interrupted = 0
+        var typical = 600 // ms: how long an uninterrupted build took last time; kills land within it
+        for round in 0..<Self.kills {
+            let useOut = round % 2 == 1
+            if !useOut && round % 4 == 0 { reset(inPlace) } // remote references again, for the kill to interrupt rewriting
+            let root = useOut ? site.out : inPlace
+            var arguments = ["build", useOut ? site.site : inPlace, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
+            if useOut { arguments += ["--out", site.out] }
+            if round % 3 != 0 { arguments.append("--refresh") } // revalidating: network and cache work to interrupt
+            let delay = Int.random(in: 0...typical, using: &generator)
+            let killed = try await runKilled(arguments, afterMilliseconds: delay)
+            if killed { interrupted += 1 }
+
+            // With --out, a page the killed build had not reached yet is simply not there yet.
+            try expectWhole(root, sources: sources, after: "round \(round), killed after \(delay) ms (\(killed ? "killed" : "had finished"))",
+                            missingAllowed: useOut)
+            let started = ContinuousClock.now
+            let next = try await runImgbake(arguments)
+            typical = max(100, Int((ContinuousClock.now - started).components.seconds * 1000
+                                   + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000))
+            #expect(next.status == 0, "round \(round): \(next.stderr)")
+            let verify = try await runImgbake(["cache", "verify", "--cache-dir", site.cache])
+            #expect(verify.status == 0 && verify.stdout.contains(" 0 corrupt, 0 missing"), "round \(round): \(verify.stdout)\(verify.stderr)")
+            try expectWhole(root, sources: sources, after: "round \(round), next build")
+            let leftovers = (FileManager.default.subpaths(atPath: site.folder.path) ?? []).filter { $0.contains(".tmp-") }
+            #expect(leftovers.isEmpty, "round \(round): \(leftovers)")
+        }
+        print("crash safety: \(interrupted) of \(Self.kills) builds killed mid-way, each followed by a clean build and verify")
+        #expect(interrupted >= Self.kills / 3, "too few builds were still running when killed to test anything")
+    }
+
+    /// Every page is its source or a complete rewrite of it, and every `/_img/` file it names exists.
+    func expectWhole(_ root: String, sources: [String: String], after: String, missingAllowed: Bool = false) throws {
+        for (path, source) in sources {
+            guard let text = try? String(contentsOfFile: root + "/" + path, encoding: .utf8) else {
+                #expect(missingAllowed, "\(after): \(path) missing")
+                continue
+            }
+            #expect(text == source || (text.hasSuffix("<!-- end -->\n") && text.contains("/_img/")), "\(after): \(path) is not whole")
+            for match in text.matches(of: /\/_img\/([A-Za-z0-9._-]+)/) {
+                #expect(FileManager.default.fileExists(atPath: root + "/_img/" + match.output.1), "\(after): \(path) → \(match.output.1)")
+            }
+        }
+    }
+
+    /// Runs the real binary and kills it with SIGKILL after `milliseconds` (from a thread of its own,
+    /// so a busy test run cannot delay the kill). Returns whether it was still running.
+    func runKilled(_ arguments: [String], afterMilliseconds milliseconds: Int) async throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        let killed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            Thread {
+                usleep(UInt32(milliseconds) * 1000)
+                done.resume(returning: kill(pid, SIGKILL) == 0)
+            }.start()
+        }
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        return killed && process.terminationReason == .uncaughtSignal
+    }
+}
