@@ -39,10 +39,10 @@ extension Build {
             let placed = try await cache.placedFiles(root: plan.stateRoot).merging(site.placed) { $1 }
             var removed: [String] = []
             let tree = OutputTree(site: config.site, output: config.outputRoot)
-            for (path, kind) in placed {
-                let orphan = kind == "image"
-                    ? everyPageKnown && !referenced.contains(path)
-                    : (!plan.inPlace && !sitePaths.contains(path))
+            for (path, kind) in placed where !referenced.contains(path) {
+                // Whatever placed it (a copy of a site file named like an image, say), a file a page
+                // refers to stays.
+                let orphan = kind == "image" ? everyPageKnown : (!plan.inPlace && !sitePaths.contains(path))
                 guard orphan else { continue }
                 tree.remove(path)
                 removed.append(path)
