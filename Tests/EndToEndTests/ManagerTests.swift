@@ -95,7 +95,7 @@ import ImgBakeTestSupport
         let url = try #require(RemoteURL.resolve(origin.url("img/astronaut.jpg")))
         try await origin.reset()
         let results = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 { group.addTask { if case .resolved = await manager.resolve(url) { true } else { false } } }
+            for _ in 0..<50 { group.addTask { if case .resolved = await manager.resolve(.remote(url)) { true } else { false } } }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(results.count == 50 && results.allSatisfy { $0 })
@@ -290,12 +290,12 @@ import ImgBakeTestSupport
         let origin = try Origin()
         let folder = TemporaryFolder()
         let manager = try makeManager(origin: origin, cache: folder.path, memoryLimit: 2000)
-        for name in Paths.exampleImages { _ = await manager.resolve(RemoteURL.resolve(origin.url("img/" + name))!) }
+        for name in Paths.exampleImages { _ = await manager.resolve(.remote(RemoteURL.resolve(origin.url("img/" + name))!)) }
         let memory = await manager.memory
         #expect(memory.cost <= memory.limit && memory.evictions > 0)
         // An evicted image resolves again from the index, without a request or an encode.
         try await origin.reset()
-        guard case .resolved(let image, _) = await manager.resolve(RemoteURL.resolve(origin.url("img/hubble.jpg"))!) else {
+        guard case .resolved(let image, _) = await manager.resolve(.remote(RemoteURL.resolve(origin.url("img/hubble.jpg"))!)) else {
             Issue.record("not resolved"); return
         }
         #expect(image.encoded == 0 && image.variants.count == 6)

@@ -9,18 +9,18 @@ struct OfflineRewrite {
     var output = OutputSettings()
     let images = ImageSettings()
 
-    func image(_ url: RemoteURL) -> ResolvedImage {
-        let blob = BlobID(of: Array(url.string.utf8))
+    func image(_ url: ImageSource) -> ResolvedImage {
+        let blob = BlobID(of: Array(url.serialized.utf8))
         let spec = VariantSpec(width: 100, format: .png, quality: 0, effort: 0, animated: false, keepMetadata: [])
         let variant = StoredVariant(spec: spec, key: spec.key(original: blob), blob: blob, format: .png,
                                     width: 100, height: 100, bytes: 1)
-        return ResolvedImage(key: OriginalKey(url.string), url: url, source: SourceInfo(format: .png, width: 100, height: 100, pages: 1),
+        return ResolvedImage(key: OriginalKey(url.serialized), url: url, source: SourceInfo(format: .png, width: 100, height: 100, pages: 1),
                              originalBlob: blob, originalBytes: 1, variants: [variant], origin: .cached, encoded: 0,
                              credits: Credits(), placeholder: nil)
     }
 
     /// The path a page must now use for `url`.
-    func localPath(_ url: RemoteURL) -> String {
+    func localPath(_ url: ImageSource) -> String {
         let image = image(url)
         return OutputNaming(publicPath: output.publicPath).url(image.variants[0], of: image)
     }
@@ -37,7 +37,7 @@ struct OfflineRewrite {
         -> (scan: PageScan, rewrite: PageRewrite, expected: String, actual: String) {
         let scan = MarkdownScanner.scan(SourceFile(path: path, kind: .markdown, bytes: bytes))
         let rewrite = try rewrite(scan)
-        return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map(localPath) },
+        return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map { localPath(.remote($0)) } },
                 MarkdownParser.html(rewrite.bytes ?? bytes))
     }
 
@@ -47,9 +47,9 @@ struct OfflineRewrite {
     func splicedByHand(_ scan: PageScan) throws -> [UInt8] {
         try Splicer.apply(scan.references.map { reference in
             if case .markdownInlinedReference(let title) = reference.syntax {
-                return Edit(reference.range, ReplacementText.markdownInlinedReference(localPath(reference.url), title: title))
+                return Edit(reference.range, ReplacementText.markdownInlinedReference(localPath(reference.source), title: title))
             }
-            return Edit(reference.range, localPath(reference.url))
+            return Edit(reference.range, localPath(reference.source))
         }, to: scan.file.bytes)
     }
 }
@@ -59,4 +59,9 @@ extension MarkdownParser {
     static func html(_ bytes: [UInt8], imageURL: (String) -> String? = { _ in nil }) -> String {
         bytes.withUnsafeBytes { html($0, imageURL: imageURL) }
     }
+}
+
+extension ImageReference {
+    /// The remote URL of a reference the tests know to be remote.
+    var url: RemoteURL { source.remoteURL! }
 }

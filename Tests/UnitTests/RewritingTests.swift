@@ -31,7 +31,7 @@ import ImgBakeTestSupport
         ("https://a.test/" + String(repeating: "abc-", count: 20) + ".jpg", "abc-abc-abc-abc-abc-abc-abc-abc-abc-abc"),
     ])
     func outputStemsAreSafe(url: String, stem: String) {
-        #expect(OutputNaming.stem(for: RemoteURL.resolve(url)!) == stem)
+        #expect(OutputNaming.stem(for: .remote(RemoteURL.resolve(url)!)) == stem)
     }
 
     @Test func templateErrorsNameTheFileAndLine() throws {

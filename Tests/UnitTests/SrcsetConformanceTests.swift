@@ -109,7 +109,7 @@ import ImgBakeTestSupport
             expected += rest[..<open]
             if let url = RemoteURL.resolve(HTMLEntities.decodeAttribute(Array(candidate.utf8)).string) {
                 wanted.append(url)
-                expected += offline.localPath(url)
+                expected += offline.localPath(.remote(url))
             } else {
                 expected += candidate
             }

@@ -26,7 +26,8 @@ public struct ImageReference: Sendable {
     }
 
     public var kind: Kind
-    public var url: RemoteURL
+    /// The image: a remote URL, or a file of the site.
+    public var source: ImageSource
     public var location: SourceLocation
     /// Bytes to replace: the URL as written (for a reference image given its own destination, the
     /// `]`, `][]` or `][label]` after its description).
@@ -86,6 +87,6 @@ public struct MarkdownImageSlot: Sendable {
     /// The image description as plain text (what HTML's `alt` gets).
     public var alt: String = ""
     public var title: String?
-    /// The resolved URL, when it is remote.
-    public var url: RemoteURL?
+    /// The image, when it is one imgbake localises.
+    public var source: ImageSource?
 }

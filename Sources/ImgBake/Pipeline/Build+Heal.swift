@@ -52,7 +52,7 @@ extension Build {
                         _ emitter: ImageEmitter) async throws(BuildError) -> Set<String> {
         var outputs: [OutputImage] = []
         for record in records {
-            guard let url = RemoteURL.resolve(record.url),
+            guard let url = ImageSource(serialized: record.url),
                   case .resolved(let image, _) = await manager.reload(url, request: nil) else { continue }
             let naming = OutputNaming(publicPath: plan.configuration.output.publicPath)
             if let variant = image.variants.first(where: { naming.fileName($0, of: image) == record.name }) {

@@ -33,7 +33,7 @@ extension Build {
         let everyPageKnown = site.states.allSatisfy(\.imagesKnown) && Set(site.states.map(\.path)).isSuperset(of: present)
         let sitePaths = Set(inventory.pages + inventory.otherFiles)
         let outputs = Set(site.outputs).compactMap { output in
-            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.description) }
+            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.serialized) }
         }
         do {
             let placed = try await cache.placedFiles(root: plan.stateRoot).merging(site.placed) { $1 }

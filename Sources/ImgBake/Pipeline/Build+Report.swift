@@ -9,10 +9,10 @@ extension Build {
         for page in selection.pages {
             for reference in page.scan.references {
                 if let why = leftAlone[page.scan.file.path] {
-                    remaining.append(Diagnostic(.error, "\(reference.url): stays remote (\(why))", at: reference.location))
-                } else if images.image(for: reference.url) == nil {
-                    let why = images.failure(for: reference.url) ?? "not resolved"
-                    remaining.append(Diagnostic(.error, "\(reference.url): \(why)", at: reference.location))
+                    remaining.append(Diagnostic(.error, "\(reference.source): stays remote (\(why))", at: reference.location))
+                } else if images.image(for: reference.source) == nil {
+                    let why = images.failure(for: reference.source) ?? "not resolved"
+                    remaining.append(Diagnostic(.error, "\(reference.source): \(why)", at: reference.location))
                 }
             }
             for diagnostic in page.scan.diagnostics where diagnostic.severity == .warning {

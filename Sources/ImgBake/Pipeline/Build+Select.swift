@@ -25,7 +25,7 @@ extension Build {
         var selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: scanned.unreadable, references: 0)
         for var page in scanned.pages {
             selection.diagnostics += page.scan.diagnostics
-            if let own = plan.ownOutputPrefix { page.scan.references.removeAll { $0.url.string.hasPrefix(own) } }
+            if let own = plan.ownOutputPrefix { page.scan.references.removeAll { $0.source.remoteURL?.string.hasPrefix(own) == true } }
             selection.pages.append(page)
             selection.references += page.scan.references.count
             if let base = page.scan.remoteBase, !page.scan.references.isEmpty, !config.output.publicPathIsAbsolute {
@@ -50,7 +50,7 @@ extension Build {
     /// Every unique image of the selected references, resolved once.
     func resolve(_ selection: Selection, _ services: BuildServices) async -> ResolvedSet {
         await services.resolver.resolveAll(selection.rewritable.flatMap { page in
-            zip(page.page.scan.references.map(\.url), page.requests).map { ($0, $1) }
+            zip(page.page.scan.references.map(\.source), page.requests).map { ($0, $1) }
         }, observe: { done, total in progress.update { $0.imagesResolved = done; $0.imagesTotal = total } })
     }
 }

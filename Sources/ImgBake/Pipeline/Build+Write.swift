@@ -117,7 +117,7 @@ extension Build {
     private func state(of page: ScannedPage, rewrite: PageRewrite?, written: FileStamp?, images: ResolvedSet,
                        _ plan: BuildPlan) -> PageState {
         let references = page.scan.references
-        let resolved = references.allSatisfy { images.image(for: $0.url) != nil }
+        let resolved = references.allSatisfy { images.image(for: $0.source) != nil }
         let complete = rewrite != nil && resolved && page.scan.diagnostics.isEmpty && (rewrite?.diagnostics.isEmpty ?? false)
         let inPlaceRewritten = plan.inPlace && written != nil
         // Rewritten in place, the page is now what imgbake wrote: that is the source next time.
@@ -126,9 +126,9 @@ extension Build {
         return PageState(
             path: page.scan.file.path, fingerprint: plan.fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
             output: plan.inPlace ? nil : written, complete: complete,
-            keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.url]?.string })).sorted(),
+            keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.source]?.string })).sorted(),
             images: Array(ownImages(page, rewrite: rewrite, plan)).sorted(),
-            references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description) })
+            references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description) })
     }
 
     /// The image files the page refers to as it now is in the output: those of the bytes written, or

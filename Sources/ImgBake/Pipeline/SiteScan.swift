@@ -30,7 +30,7 @@ public struct SiteScan: Sendable {
         return SiteScan(
             entries: scans.flatMap { scan in
                 scan.references.map {
-                    Entry(file: $0.location.file, line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.url.description)
+                    Entry(file: $0.location.file, line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description)
                 }
             },
             diagnostics: inventory.diagnostics + unreadable + scans.flatMap(\.diagnostics))

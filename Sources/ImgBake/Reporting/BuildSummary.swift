@@ -11,6 +11,8 @@ public struct BuildSummary: Sendable, Equatable {
     public var imagesDownloaded = 0
     public var imagesRevalidated = 0
     public var imagesStale = 0
+    /// Local images read from the site (new or changed since they were last read).
+    public var imagesRead = 0
     public var imagesFailed = 0
     public var variantsEncoded = 0
     public var filesWritten = 0
@@ -24,6 +26,7 @@ public struct BuildSummary: Sendable, Equatable {
             "\(pagesScanned) pages scanned, \(pagesWritten) rewritten" + (pagesUnchanged > 0 ? ", \(pagesUnchanged) unchanged" : "")
                 + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
+                + (imagesRead > 0 ? ", \(imagesRead) read from the site" : "")
                 + (imagesStale > 0 ? ", \(imagesStale) stale" : "") + ", \(imagesFailed) failed",
             "\(variantsEncoded) variants encoded, \(filesWritten) image files written; \(requests) requests"
                 + (notModified > 0 ? " (\(notModified) not modified)" : "") + ", \(ByteCount.describe(bytesDownloaded)) downloaded",
@@ -39,14 +42,15 @@ extension BuildSummary {
         uniqueImages = set.results.count
         for result in set.results.values {
             switch result {
-            case .failed: self.imagesFailed += 1
+            case .failed: imagesFailed += 1
             case .resolved(let image, _):
                 variantsEncoded += image.encoded
                 switch image.origin {
-                case .cached: self.imagesCached += 1
-                case .downloaded: self.imagesDownloaded += 1
-                case .revalidated: self.imagesRevalidated += 1
-                case .stale: self.imagesStale += 1
+                case .cached: imagesCached += 1
+                case .downloaded: imagesDownloaded += 1
+                case .revalidated: imagesRevalidated += 1
+                case .stale: imagesStale += 1
+                case .read: imagesRead += 1
                 }
             }
         }

@@ -128,8 +128,8 @@ struct ReportBuilder {
         for reference in page.scan.references {
             var entry = BuildReport.Reference(file: reference.location.file, line: reference.location.line,
                                               column: reference.location.column, kind: reference.kind.rawValue,
-                                              url: reference.url.description, outcome: "skipped", reason: skip)
-            if skip == nil, let key = set.keyOf[reference.url], let index = imageIndex[key] {
+                                              url: reference.source.description, outcome: "skipped", reason: skip)
+            if skip == nil, let key = set.keyOf[reference.source], let index = imageIndex[key] {
                 entry.image = index
                 entry.outcome = report.images[index].outcome
                 entry.reason = report.images[index].reason

@@ -1,8 +1,16 @@
 import Vips
 
 extension ImageManager {
+    /// A remote image is downloaded (or found in the cache); a local one is read from the site.
+    nonisolated func loadOriginal(_ source: ImageSource, key: OriginalKey, force: Bool) async -> OriginalOutcome {
+        switch source {
+        case .remote(let url): await loadRemote(url, key: key, force: force)
+        case .local(let path): await loadLocal(path, key: key, force: force)
+        }
+    }
+
     /// Cache query, freshness and revalidation, failure memory, download, store.
-    nonisolated func loadOriginal(_ url: RemoteURL, key: OriginalKey, force: Bool) async -> OriginalOutcome {
+    nonisolated func loadRemote(_ url: RemoteURL, key: OriginalKey, force: Bool) async -> OriginalOutcome {
         var notes: [String] = []
         var record: OriginalRecord?
         if !force {
@@ -24,12 +32,12 @@ extension ImageManager {
                 await cache.revalidated(refreshed, now: now())
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
-                return await store(bytes, validators: validators, url: url, key: key, notes: notes)
+                return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
             case .failed(let failure) where failure.kind == .transient:
                 notes.append("revalidation failed (\(failure.reason)); using the cached copy")
                 return .available(record, origin: .stale, credits: credits ?? Credits(), notes: notes)
             case .failed(let failure):
-                return await fail(failure, url: url, key: key)
+                return await fail(failure, url: .remote(url), key: key)
             }
         }
 
@@ -44,17 +52,18 @@ extension ImageManager {
         }
         switch await downloader.download(url) {
         case .fetched(let bytes, let validators):
-            return await store(bytes, validators: validators, url: url, key: key, notes: notes)
+            return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
         case .notModified:
             return .failed(ImageFailure(reason: "unexpected 304 to an unconditional request", kind: .fetch(.final)))
         case .failed(let failure):
-            return await fail(failure, url: url, key: key)
+            return await fail(failure, url: .remote(url), key: key)
         }
     }
 
     /// After a download: sniff the format, read the header (pixel and frame budgets, credits), store
     /// the blob and the index rows.
-    nonisolated func store(_ bytes: [UInt8], validators: Validators, url: RemoteURL, key: OriginalKey, notes: [String]) async -> OriginalOutcome {
+    nonisolated func store(_ bytes: [UInt8], validators: Validators, url: ImageSource, key: OriginalKey, notes: [String],
+                           origin: ResolutionOrigin = .downloaded) async -> OriginalOutcome {
         guard let format = ImageFormat.sniff(bytes) else {
             let got = validators.contentType.map { "Content-Type \($0)" } ?? "no Content-Type"
             let what = bytes.isEmpty ? "an empty response" : "\(got), starts with \(Self.preview(bytes))"
@@ -74,11 +83,11 @@ extension ImageManager {
                 await remember(inspection, for: blob)
             }
             let info = inspection.info
-            let record = OriginalRecord(key: key, url: url.string, blob: blob, format: format, width: info.width,
+            let record = OriginalRecord(key: key, url: url.serialized, blob: blob, format: format, width: info.width,
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
             await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
-            return .available(record, origin: .downloaded, credits: inspection.credits, notes: notes)
+            return .available(record, origin: origin, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)
         } catch {
@@ -86,9 +95,10 @@ extension ImageManager {
         }
     }
 
-    nonisolated func fail(_ failure: FetchFailure, url: RemoteURL, key: OriginalKey, transform: Bool = false) async -> OriginalOutcome {
-        if failure.kind == .permanent {
-            let record = FailureRecord(key: key, url: url.string, reason: failure.reason, failedAt: now())
+    nonisolated func fail(_ failure: FetchFailure, url: ImageSource, key: OriginalKey, transform: Bool = false) async -> OriginalOutcome {
+        // A local file is looked at again every build (a fix changes its stamp): no failure memory.
+        if failure.kind == .permanent, case .remote = url {
+            let record = FailureRecord(key: key, url: url.serialized, reason: failure.reason, failedAt: now())
             await cache.rememberFailure(record)
         }
         return .failed(ImageFailure(reason: failure.reason, kind: transform ? .transform : .fetch(failure.kind)))

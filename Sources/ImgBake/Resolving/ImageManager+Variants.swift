@@ -3,7 +3,7 @@ import Vips
 extension ImageManager {
     /// One variant set: the original, then its variants from the index, made from the original where
     /// missing. A damaged original blob is fetched again (reported).
-    nonisolated func load(_ url: RemoteURL, _ key: ImageKey) async -> Resolution {
+    nonisolated func load(_ url: ImageSource, _ key: ImageKey) async -> Resolution {
         guard case .available(let record, let origin, let credits, let notes) = await original(url, key.original) else {
             return await original(url, key.original).failure
         }
@@ -161,14 +161,14 @@ extension ImageManager {
     // MARK: Assembling
 
     /// `url` names the files when the record's own URL (the first fetched under this key) cannot be read.
-    nonisolated func image(_ record: OriginalRecord, url: RemoteURL, _ made: MadeVariants, origin: ResolutionOrigin, credits: Credits) -> ResolvedImage {
+    nonisolated func image(_ record: OriginalRecord, url: ImageSource, _ made: MadeVariants, origin: ResolutionOrigin, credits: Credits) -> ResolvedImage {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         let formats = record.format == .svg ? [.svg] : plan.outputFormats(for: source, request: VariantRequest(widths: [], formats: OutputFormat.allCases))
         let ordered = made.variants.sorted {
             let a = formats.firstIndex(of: $0.format) ?? 0, b = formats.firstIndex(of: $1.format) ?? 0
             return a != b ? a < b : $0.width < $1.width
         }
-        return ResolvedImage(key: record.key, url: RemoteURL.resolve(record.url) ?? url,
+        return ResolvedImage(key: record.key, url: ImageSource(serialized: record.url) ?? url,
                              source: source, originalBlob: record.blob, originalBytes: record.bytes, variants: ordered,
                              origin: origin, encoded: made.encoded, credits: credits, placeholder: made.placeholder)
     }

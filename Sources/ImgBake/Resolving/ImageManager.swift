@@ -20,6 +20,8 @@ public actor ImageManager {
     let fetch: FetchSettings
     let placeholder: Placeholder
     let svgPolicy: SVGPolicy
+    /// The site folder, for local images (nil: none are read).
+    let site: LocalFiles?
     /// Unix seconds; injectable so tests can move time.
     let now: @Sendable () -> Double
 
@@ -36,13 +38,14 @@ public actor ImageManager {
     public private(set) var loadsStarted = 0
 
     public init(cache: ImageCache, downloader: Downloader, transformer: Transformer, images: ImageSettings,
-                fetch: FetchSettings, memoryLimit: Int = 64 << 20, now: @escaping @Sendable () -> Double) {
+                fetch: FetchSettings, memoryLimit: Int = 64 << 20, site: String? = nil, now: @escaping @Sendable () -> Double) {
         self.cache = cache
         self.downloader = downloader
         self.transformer = transformer
         self.plan = VariantPlan(settings: images)
         self.placeholder = images.placeholder
         self.svgPolicy = images.svg
+        self.site = site.map(LocalFiles.init(site:))
         self.keyFilter = KeyFilter(stripQuery: fetch.stripQuery, hostRules: fetch.hostRules)
         self.fetch = fetch
         self.now = now
@@ -50,11 +53,17 @@ public actor ImageManager {
         headers = MemoryCache(costLimit: memoryLimit / 8)
     }
 
-    public func key(for url: RemoteURL) -> OriginalKey { keyFilter.key(for: url) }
+    /// The original key: the filtered URL, or `file:` and the site path of a local image.
+    public func key(for source: ImageSource) -> OriginalKey {
+        switch source {
+        case .remote(let url): keyFilter.key(for: url)
+        case .local(let path): OriginalKey("file:" + path)
+        }
+    }
 
     /// Resolves `url` with the variants `request` asks for (the configuration's by default).
-    public func resolve(_ url: RemoteURL, request: VariantRequest? = nil) async -> Resolution {
-        let key = ImageKey(original: keyFilter.key(for: url), request: request ?? plan.defaultRequest)
+    public func resolve(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
+        let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
         if let done = resolved.value(for: key) ?? failed[key] { return done }
         if let running = images[key] { return await running.value }
         let task = Task { await self.load(url, key) }
@@ -70,8 +79,8 @@ public actor ImageManager {
 
     /// Forgets what this build knew about `url` and resolves it again (after a damaged blob was
     /// found while writing outputs).
-    public func reload(_ url: RemoteURL, request: VariantRequest? = nil) async -> Resolution {
-        let key = ImageKey(original: keyFilter.key(for: url), request: request ?? plan.defaultRequest)
+    public func reload(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
+        let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
         resolved.remove(key)
         failed[key] = nil
         return await resolve(url, request: request)
@@ -90,22 +99,22 @@ public actor ImageManager {
 
     /// Approximate bytes a resolved image holds in memory.
     static func cost(of image: ResolvedImage) -> Int {
-        256 + image.url.string.utf8.count + image.variants.count * 160 + (image.placeholder?.utf8.count ?? 0)
+        256 + image.url.serialized.utf8.count + image.variants.count * 160 + (image.placeholder?.utf8.count ?? 0)
     }
 
     // MARK: The original stage
 
     /// The original for `key`: joins the load in flight or finished in this build, or starts one.
-    func original(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+    func original(_ source: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
         if let task = originals[key] { return await task.value }
         loadsStarted += 1
-        let task = Task { await self.loadOriginal(url, key: key, force: false) }
+        let task = Task { await self.loadOriginal(source, key: key, force: false) }
         originals[key] = task
         return await task.value
     }
 
     /// Downloads the original again, whatever the cache says (its blob was damaged).
-    func refetchOriginal(_ url: RemoteURL, _ key: OriginalKey) async -> OriginalOutcome {
+    func refetchOriginal(_ url: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
         // Found undecodable by another variant set of it in this build (`markFailed`): not fetched again.
         if let task = originals[key], case .failed = await task.value { return await task.value }
         let task = Task { await self.loadOriginal(url, key: key, force: true) }

@@ -26,12 +26,16 @@ public enum ResolutionOrigin: String, Sendable, Codable {
     case revalidated
     /// Stale in the cache, revalidation failed for a transient reason: the stale copy was used.
     case stale
+    /// A file of the site, read (new or changed since it was last read).
+    case read
 }
 
 /// An image with all its variants in the cache, ready to be written out and referenced.
 public struct ResolvedImage: Sendable {
     public var key: OriginalKey
-    public var url: RemoteURL
+    /// The image as the first reference to it named it (its last path segment names the files): a
+    /// remote URL, or the site path of a local file.
+    public var url: ImageSource
     public var source: SourceInfo
     public var originalBlob: BlobID
     public var originalBytes: Int

@@ -10,7 +10,7 @@ struct Resolver: Sendable {
     /// Resolves every unique image once, with the union of what its references ask for (so each
     /// source is decoded at most once).
     /// `observe(done, total)` is called as images finish (for a progress display).
-    func resolveAll(_ wanted: [(RemoteURL, VariantRequest)], observe: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async -> ResolvedSet {
+    func resolveAll(_ wanted: [(ImageSource, VariantRequest)], observe: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async -> ResolvedSet {
         var set = ResolvedSet()
         for (url, request) in wanted {
             let key: OriginalKey
@@ -65,13 +65,13 @@ struct Resolver: Sendable {
 
 /// Every unique image of the build and how it resolved.
 struct ResolvedSet: Sendable {
-    var keyOf: [RemoteURL: OriginalKey] = [:]
-    var representative: [OriginalKey: RemoteURL] = [:]
+    var keyOf: [ImageSource: OriginalKey] = [:]
+    var representative: [OriginalKey: ImageSource] = [:]
     /// The union of what the references to each image ask for.
     var requests: [OriginalKey: VariantRequest] = [:]
     var results: [OriginalKey: Resolution] = [:]
 
-    func image(for url: RemoteURL) -> ResolvedImage? {
+    func image(for url: ImageSource) -> ResolvedImage? {
         guard let key = keyOf[url], case .resolved(let image, _)? = results[key] else { return nil }
         return image
     }
@@ -81,8 +81,8 @@ struct ResolvedSet: Sendable {
         var diagnostics: [Diagnostic] = []
         for scan in scans {
             for reference in scan.references {
-                guard let key = keyOf[reference.url], case .failed(let failure)? = results[key] else { continue }
-                diagnostics.append(Diagnostic(.warning, "\(reference.url): \(failure.reason)", at: reference.location))
+                guard let key = keyOf[reference.source], case .failed(let failure)? = results[key] else { continue }
+                diagnostics.append(Diagnostic(.warning, "\(reference.source): \(failure.reason)", at: reference.location))
             }
         }
         for (key, result) in results {
@@ -93,7 +93,7 @@ struct ResolvedSet: Sendable {
     }
 
     /// Why the image behind `url` is not available, if it is not.
-    func failure(for url: RemoteURL) -> String? {
+    func failure(for url: ImageSource) -> String? {
         guard let key = keyOf[url], case .failed(let failure)? = results[key] else { return nil }
         return failure.reason
     }

@@ -8,8 +8,8 @@ public struct OutputNaming: Sendable {
 
     /// A file-name-safe stem from the URL's last path segment: lower-case letters, digits and dashes,
     /// at most 40 characters, `image` when nothing is left.
-    public static func stem(for url: RemoteURL) -> String {
-        var name = url.lastPathSegment
+    public static func stem(for source: ImageSource) -> String {
+        var name = source.lastPathSegment
         if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
         var out = ""
         var lastWasDash = true

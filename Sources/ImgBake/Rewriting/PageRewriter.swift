@@ -30,7 +30,7 @@ public struct PageRewriter: Sendable {
     }
 
     /// - Parameter requests: the variant request of each reference (aligned with `scan.references`).
-    public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (RemoteURL) -> ResolvedImage?) -> PageRewrite {
+    public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> PageRewrite {
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
         var edits: [Edit] = []
         var outputs = Set<OutputImage>()
@@ -41,7 +41,7 @@ public struct PageRewriter: Sendable {
         var converted: [Int: Range<Int>] = [:] // slot → span
         if scan.file.kind == .markdown && output.markdown == .html && output.markup != .localize {
             for (slot, image) in scan.markdownImages.enumerated() {
-                guard let span = image.span, let url = image.url, let resolved = images(url), resolved.source.format != .svg,
+                guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
                       let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
                                                        variants: resolved.variants(for: plan.defaultRequest, plan: plan),
                                                        eager: marked < output.eager)
@@ -61,7 +61,7 @@ public struct PageRewriter: Sendable {
                 let users = scan.markdownImages.indices.filter { scan.markdownImages[$0].reference == index }
                 if !users.isEmpty && users.allSatisfy(convertedSlots.contains) { continue }
             }
-            guard let image = images(reference.url) else { continue }
+            guard let image = images(reference.source) else { continue }
             let variants = image.variants(for: requests[index], plan: plan)
             guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
             if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),

@@ -68,7 +68,7 @@ public enum HTMLScanner {
             range = range.lowerBound..<range.upperBound - 1
         }
         let shifted = range.lowerBound + shift..<range.upperBound + shift
-        return ImageReference(kind: kind, url: url, location: file.location(ofByte: shifted.lowerBound),
+        return ImageReference(kind: kind, source: .remote(url), location: file.location(ofByte: shifted.lowerBound),
                               range: shifted, syntax: .attribute(quote: attribute.quote))
     }
 
@@ -89,7 +89,7 @@ public enum HTMLScanner {
             guard let url = RemoteURL.resolve(candidate.url, against: base) else { continue }
             let raw = decoded.rawRange(of: candidate.urlRange)
             let range = valueStart + raw.lowerBound..<valueStart + raw.upperBound
-            references.append(ImageReference(kind: kind, url: url, location: file.location(ofByte: range.lowerBound),
+            references.append(ImageReference(kind: kind, source: .remote(url), location: file.location(ofByte: range.lowerBound),
                                              range: range, syntax: .attribute(quote: attribute.quote)))
         }
     }

@@ -79,7 +79,7 @@ private struct Locator {
             let written = node.url ?? ""
             let url = RemoteURL.resolve(written)
             scan.markdownImages.append(MarkdownImageSlot(written: written, reference: nil, alt: altText(of: index),
-                                                         title: node.title.flatMap { $0.isEmpty ? nil : $0 }, url: url))
+                                                         title: node.title.flatMap { $0.isEmpty ? nil : $0 }, source: url.map(ImageSource.remote)))
             let slot = scan.markdownImages.count - 1
             guard let url else { continue }
             let located = locateBySpan(node)
@@ -223,7 +223,7 @@ private struct Locator {
     private mutating func addInline(_ destination: MarkdownSyntax.Destination, url: RemoteURL, to scan: inout PageScan) -> Int {
         claimed.insert(destination.range.lowerBound)
         scan.references.append(ImageReference(
-            kind: .markdownImage, url: url, location: file.location(ofByte: destination.range.lowerBound),
+            kind: .markdownImage, source: .remote(url), location: file.location(ofByte: destination.range.lowerBound),
             range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
         return scan.references.count - 1
     }
@@ -232,7 +232,7 @@ private struct Locator {
     /// `](url "title")` replaces its `]`, `][]` or `][label]`, and the definition is left to the link.
     private mutating func addInlined(_ reference: Range<Int>, title: String?, url: RemoteURL, to scan: inout PageScan) -> Int {
         scan.references.append(ImageReference(
-            kind: .markdownImage, url: url, location: file.location(ofByte: reference.lowerBound),
+            kind: .markdownImage, source: .remote(url), location: file.location(ofByte: reference.lowerBound),
             range: reference, syntax: .markdownInlinedReference(title: title)))
         return scan.references.count - 1
     }
@@ -242,7 +242,7 @@ private struct Locator {
         let destination = definitions[definition].destination
         claimed.insert(destination.range.lowerBound)
         scan.references.append(ImageReference(
-            kind: .markdownDefinition, url: url, location: file.location(ofByte: destination.range.lowerBound),
+            kind: .markdownDefinition, source: .remote(url), location: file.location(ofByte: destination.range.lowerBound),
             range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
         definitionReferences[definition] = scan.references.count - 1
         return scan.references.count - 1

@@ -95,6 +95,14 @@ public final class Transformer: Sendable {
         try self.init(threads: threads, limits: Limits(maxPixels: maxPixels))
     }
 
+    /// Reads a file (a local image) on the header thread, not on Swift's cooperative pool.
+    func readFile(_ path: String) async throws(AtomicFile.ReadError) -> [UInt8] {
+        let result = await inspectPool.run { () -> Result<[UInt8], AtomicFile.ReadError> in
+            Result { () throws(AtomicFile.ReadError) in try AtomicFile.readWithStamp(path).0 }
+        }
+        return try result.get()
+    }
+
     /// Reads the header and EXIF only (nothing is decoded) and checks the pixel and frame budgets.
     public func inspect(_ bytes: ImageBuffer, format: ImageFormat) async throws -> Inspection {
         try await inspectPool.run { [limits] in try Self.inspect(bytes, format: format, limits: limits) }
