@@ -22,6 +22,10 @@ public struct HTMLElement: Sendable {
     public var attributes: [HTMLAttribute]
     /// The parent element's tag (`picture` for `picture > source`), nil at the root.
     public var parentTag: String?
+    /// `svg` for elements of inline SVG (`<image>` there is SVG's, not HTML's `<img>`), else `html`.
+    public var namespace: String = "html"
+    /// For elements whose text was asked for (`<style>`): the byte range of their text.
+    public var textRange: Range<Int>?
 
     public func attribute(_ name: String) -> HTMLAttribute? {
         attributes.first { $0.name == name }

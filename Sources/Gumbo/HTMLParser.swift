@@ -4,9 +4,11 @@ import CGumbo
 /// `<textarea>` contents are never mistaken for markup) and returns the elements asked for, as values
 /// with byte ranges into the input. The gumbo tree is freed before returning.
 public enum HTMLParser {
-    /// Elements whose tag is in `tags`, in document order. Parser-inserted elements (with no bytes in the
-    /// input) are skipped.
-    public static func elements(in input: UnsafeRawBufferPointer, tags: Set<String>) -> [HTMLElement] {
+    /// Elements whose tag is in `tags` (SVG elements written `svg:image`), or that carry one of
+    /// `attributes`, in document order; for those in `textOf`, the range of their text too.
+    /// Parser-inserted elements (with no bytes in the input) are skipped.
+    public static func elements(in input: UnsafeRawBufferPointer, tags: Set<String>, attributes wanted: Set<String> = [],
+                                textOf: Set<String> = []) -> [HTMLElement] {
         guard let base = input.baseAddress, input.count > 0 else { return [] }
         let chars = base.assumingMemoryBound(to: CChar.self)
         var options = kGumboDefaultOptions
@@ -20,12 +22,17 @@ public enum HTMLParser {
             guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
             let element = node.pointee.v.element
             let name = tagName(element)
-            if tags.contains(name), element.tag_namespace == GUMBO_NAMESPACE_HTML,
+            let namespace = element.tag_namespace == GUMBO_NAMESPACE_SVG ? "svg" : element.tag_namespace == GUMBO_NAMESPACE_HTML ? "html" : "mathml"
+            let asked = namespace == "html" ? tags.contains(name) : tags.contains(namespace + ":" + name)
+            if asked || (!wanted.isEmpty && hasAttribute(element, wanted)),
                let tagRange = range(of: element.original_tag, in: input), !tagRange.isEmpty {
-                found.append(HTMLElement(
+                var item = HTMLElement(
                     tag: name, tagRange: tagRange,
                     attributes: attributes(of: element, in: input),
-                    parentTag: parent.map { tagName($0.pointee.v.element) }))
+                    parentTag: parent.map { tagName($0.pointee.v.element) })
+                item.namespace = namespace
+                if textOf.contains(name) { item.textRange = textRange(of: element, in: input) }
+                found.append(item)
             }
             let children = element.children
             for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {
@@ -35,6 +42,29 @@ public enum HTMLParser {
             }
         }
         return found
+    }
+
+    private static func hasAttribute(_ element: GumboElement, _ names: Set<String>) -> Bool {
+        let vector = element.attributes
+        for i in 0..<Int(vector.length) {
+            if let attribute = vector.data[i]?.assumingMemoryBound(to: GumboAttribute.self).pointee,
+               names.contains(String(cString: attribute.name)) { return true }
+        }
+        return false
+    }
+
+    /// The bytes of an element's text children (a `<style>` has one text node).
+    private static func textRange(of element: GumboElement, in input: UnsafeRawBufferPointer) -> Range<Int>? {
+        var lower: Int?, upper = 0
+        let children = element.children
+        for i in 0..<Int(children.length) {
+            guard let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self),
+                  child.pointee.type == GUMBO_NODE_TEXT || child.pointee.type == GUMBO_NODE_WHITESPACE || child.pointee.type == GUMBO_NODE_CDATA,
+                  let piece = range(of: child.pointee.v.text.original_text, in: input) else { continue }
+            lower = min(lower ?? piece.lowerBound, piece.lowerBound)
+            upper = max(upper, piece.upperBound)
+        }
+        return lower.map { $0..<upper }
     }
 
     private static func tagName(_ element: GumboElement) -> String {

@@ -18,7 +18,7 @@ import ImgBakeTestSupport
                configure: (inout Configuration) -> Void = { _ in }) async throws -> (TestSite, Origin, BuildResult, page: String) {
         let origin = try origin ?? Self.origin.get()
         let site = TestSite()
-        let page = names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n")
+        let page = names.map { "<img src=\"\(origin.url("img/" + $0))\" alt=x>" }.joined(separator: "\n")
         site.page("a.html", page)
         var config = site.configuration(origin: origin)
         configure(&config)
@@ -132,7 +132,7 @@ import ImgBakeTestSupport
         let origin = try Origin(extraRoots: [folder.path])
         let site = TestSite()
         let url = origin.url("img/cut.png")
-        site.page("a.html", "<img src=\"\(url)\">\n<img src=\"\(url)\" data-imgbake-widths=\"100\">")
+        site.page("a.html", "<img src=\"\(url)\" alt=x>\n<img src=\"\(url)\" data-imgbake-widths=\"100\">")
         let result = try await site.build(origin: origin)
         #expect(result.diagnostics.count == 2 && result.diagnostics.allSatisfy { $0.message.hasPrefix(url + ": cannot decode image (") },
                 "\(result.diagnostics)")
@@ -201,7 +201,7 @@ import ImgBakeTestSupport
         let origin = try Self.origin.get()
         let site = TestSite()
         let names = Self.refusedFromTheHeader.map(\.0) + ["polyglot.gif", "polyglot.jpg", "heic-as-avif.avif", "hostile.svg"]
-        site.page("a.html", names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n"))
+        site.page("a.html", names.map { "<img src=\"\(origin.url("img/" + $0))\" alt=x>" }.joined(separator: "\n"))
         let (result, peak) = try await runMeasuringPeakMemory([Paths.binary, "build", site.site, "--out", site.out,
                                                                 "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(result.status == 0)

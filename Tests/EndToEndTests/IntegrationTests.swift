@@ -7,7 +7,7 @@ import ImgBakeTestSupport
     @Test func makeRunsImgbakeOnlyWhenSomethingItReadChanged() async throws {
         let origin = try Origin()
         let site = TestSite()
-        site.page("index.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        site.page("index.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x>")
         site.page("about page.html", "<p>a file name with a space</p>")
         site.page("style.css", "p {}")
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/makefile/Makefile", toPath: site.folder.path + "/Makefile")
@@ -108,7 +108,7 @@ import ImgBakeTestSupport
     @Test func checkWritesNothingAndFailsWhenAReferenceWouldStayRemote() async throws {
         let origin = try Origin()
         let site = TestSite()
-        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x>")
         // Cold cache: the image would need the network.
         let cold = try await runImgbake(["build", site.site, "--check", "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(cold.status == 1)
@@ -134,7 +134,7 @@ import ImgBakeTestSupport
         // Answers come after 5.5 s, so the first plain line (at 5 s) shows both downloads under way.
         let origin = try Origin(latencyMilliseconds: 5500)
         let site = TestSite()
-        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\"><img src=\"\(origin.url("img/hubble.jpg"))\">")
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x><img src=\"\(origin.url("img/hubble.jpg"))\" alt=x>")
         let args = ["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo]
         let shown = try await runImgbake(args)
         #expect(shown.stderr.contains("imgbake: 1/1 pages · 0/2 images · 2 downloading"), "\(shown.stderr)")
@@ -150,7 +150,7 @@ import ImgBakeTestSupport
     func onATerminalItIsOneLiveLineThatIsClearedAtTheEnd() async throws {
         let origin = try Origin(latencyMilliseconds: 1200)
         let site = TestSite()
-        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x>")
         // `script` runs imgbake on a pseudo-terminal and copies what it wrote.
         let command = [Paths.binary, "build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo]
         let result = try await run(["script", "-qec", command.joined(separator: " "), "/dev/null"], in: site.folder.path,

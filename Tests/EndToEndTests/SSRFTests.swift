@@ -46,7 +46,7 @@ import ImgBakeTestSupport
             ("http://localhost:\(p)/img/coffee.png", "*"),                       // /etc/hosts: ::1 and 127.0.0.1
             ("http://images.localhost:\(p)/img/coffee.png", "*"),                // curl resolves *.localhost itself
         ]
-        site.page("a.html", cases.map { "<img src=\"\($0.0)\">" }.joined(separator: "\n"))
+        site.page("a.html", cases.map { "<img src=\"\($0.0)\" alt=x>" }.joined(separator: "\n"))
         let refused = try await site.build(Self.small(site.configuration(origin: nil)))
         let messages = refused.diagnostics.map(\.message)
         #expect(messages.count == cases.count, "\(messages)")
@@ -136,7 +136,7 @@ import ImgBakeTestSupport
             ("http://public.test/img/hubble.jpg", nil), // public: fetched, so the network itself works
         ]
         let site = TestSite()
-        site.page("a.html", cases.map { "<img src=\"\($0.0)\">" }.joined(separator: "\n"))
+        site.page("a.html", cases.map { "<img src=\"\($0.0)\" alt=x>" }.joined(separator: "\n"))
         site.page("imgbake.toml", "[images]\nwidths = [64]\nformats = [\"original\"]\n")
         func build(_ extra: [String], out: String) async throws -> CommandResult {
             let started = ContinuousClock.now

@@ -5,7 +5,7 @@ import ImgBakeTestSupport
 /// Scans `html` as a page and returns (url, exact bytes the reference would replace, kind).
 private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: ImageReference.Kind)] {
     let file = SourceFile(path: "page.html", kind: .html, bytes: Array(html.utf8))
-    return HTMLScanner.scan(file).references.map {
+    return HTMLScanner.scan(file, settings: .remoteOnly).references.map {
         ($0.url.string, String(decoding: file.bytes[$0.range], as: UTF8.self), $0.kind)
     }
 }
@@ -55,7 +55,7 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
 
     @Test func aSrcsetWithAReferenceImgbakeCannotMapIsLeftWithAWarning() {
         let file = SourceFile(path: "p.html", kind: .html, bytes: Array(#"<img srcset="https://a.test/a&hyphen;b.jpg 1x">"#.utf8))
-        let scan = HTMLScanner.scan(file)
+        let scan = HTMLScanner.scan(file, settings: .remoteOnly)
         #expect(scan.references.isEmpty)
         #expect(scan.diagnostics.map(\.description) == ["p.html:1:14: warning: srcset left as it is: it has a character reference imgbake cannot map to its bytes"])
     }
@@ -93,7 +93,7 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
 
     @Test func remoteBaseResolvesRelativeURLs() {
         let file = SourceFile(path: "p.html", kind: .html, bytes: Array(#"<img src="pics/a.jpg"><head><base href="https://b.test/dir/x.html"></head>"#.utf8))
-        let scan = HTMLScanner.scan(file)
+        let scan = HTMLScanner.scan(file, settings: .remoteOnly)
         #expect(scan.references.map(\.url.string) == ["https://b.test/dir/pics/a.jpg"])
         #expect(scan.remoteBase?.url.string == "https://b.test/dir/x.html")
     }
@@ -101,7 +101,7 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
     @Test func lineAndColumnCountCharactersAfterCRLFAndBOM() {
         let html = "\u{FEFF}<p>é</p>\r\n  <img alt=\"ü\" src=\"https://a.test/a.jpg\">"
         let file = SourceFile(path: "p.html", kind: .html, bytes: Array(html.utf8))
-        let scan = HTMLScanner.scan(file)
+        let scan = HTMLScanner.scan(file, settings: .remoteOnly)
         #expect(scan.references.first?.location.description == "p.html:2:21")
     }
 
@@ -112,7 +112,7 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
     @Test func insertionPointBeforeSelfClosingSlashButNotInsideUnquotedValue() {
         func insertion(_ html: String) -> String {
             let file = SourceFile(path: "p.html", kind: .html, bytes: Array(html.utf8))
-            let element = HTMLScanner.scan(file).references[0].element!
+            let element = HTMLScanner.scan(file, settings: .remoteOnly).references[0].element!
             return String(decoding: file.bytes[element.insertionOffset...], as: UTF8.self)
         }
         #expect(insertion(#"<img src="https://a.test/a.jpg"/>"#) == "/>")

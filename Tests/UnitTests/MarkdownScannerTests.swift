@@ -4,7 +4,7 @@ import ImgBakeTestSupport
 
 private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: String, kind: ImageReference.Kind)], scan: PageScan) {
     let file = SourceFile(path: "post.md", kind: .markdown, bytes: Array(markdown.utf8))
-    let scan = MarkdownScanner.scan(file)
+    let scan = MarkdownScanner.scan(file, settings: .remoteOnly)
     return (scan.references.map { ($0.url.string, String(decoding: file.bytes[$0.range], as: UTF8.self), $0.kind) }, scan)
 }
 
@@ -73,7 +73,7 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         let (refs, _) = scanMarkdown("Use `![x](https://a.test/a.jpg)` to get ![x](https://a.test/a.jpg)\n")
         #expect(refs.count == 1)
         let file = SourceFile(path: "post.md", kind: .markdown, bytes: Array("Use `![x](https://a.test/a.jpg)` to get ![x](https://a.test/a.jpg)\n".utf8))
-        #expect(MarkdownScanner.scan(file).references.first?.location.column == 46)
+        #expect(MarkdownScanner.scan(file, settings: .remoteOnly).references.first?.location.column == 46)
     }
 
     @Test func multiLineAltWithTheSameURLInACodeSpanOfTheParagraph() {

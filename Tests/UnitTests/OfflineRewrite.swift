@@ -35,7 +35,7 @@ struct OfflineRewrite {
     /// rewrite (`actual`), and what it must (`expected`: the original, its images mapped to local paths).
     func markdown(_ bytes: [UInt8], path: String = "post.md") throws
         -> (scan: PageScan, rewrite: PageRewrite, expected: String, actual: String) {
-        let scan = MarkdownScanner.scan(SourceFile(path: path, kind: .markdown, bytes: bytes))
+        let scan = MarkdownScanner.scan(SourceFile(path: path, kind: .markdown, bytes: bytes), settings: .remoteOnly)
         let rewrite = try rewrite(scan)
         return (scan, rewrite, MarkdownParser.html(bytes) { RemoteURL.resolve($0).map { localPath(.remote($0)) } },
                 MarkdownParser.html(rewrite.bytes ?? bytes))
@@ -63,5 +63,14 @@ extension MarkdownParser {
 
 extension ImageReference {
     /// The remote URL of a reference the tests know to be remote.
-    var url: RemoteURL { source.remoteURL! }
+    var url: RemoteURL { source.remoteURL ?? RemoteURL.resolve("http://local.invalid/" + source.description)! }
+}
+
+extension ScanSettings {
+    /// Remote images only (`images.local = false`): what the remote-image scanner tests are about.
+    static var remoteOnly: ScanSettings {
+        var settings = ScanSettings()
+        settings.localImages = false
+        return settings
+    }
 }

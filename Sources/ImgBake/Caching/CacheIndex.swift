@@ -58,6 +58,13 @@ public final class CacheIndex: Sendable {
             """)
     }
 
+    /// Moves what the write-ahead log holds into the database file, so that a copy of the cache (CI
+    /// saving it, a read-only mount of it) has everything in one file. Best effort: another build
+    /// reading at the same moment leaves it for later.
+    func checkpoint() {
+        try? database.withLock { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     /// Runs `body` again while SQLite says another connection holds the lock (up to about 30 s).
     static func retryingWhileBusy(_ body: () throws -> Void) throws {
         var attempt = 0

@@ -39,8 +39,12 @@ public final class ImageCache: Sendable {
         return access(directory, W_OK) == 0 ? nil : "read-only (\(String(cString: strerror(errno))))"
     }
 
-    /// Stops the I/O threads once the work queued so far is done.
-    public func shutdown() async { await io.shutdown() }
+    /// Stops the I/O threads once the work queued so far is done, and folds the index's write-ahead log
+    /// into its file.
+    public func shutdown() async {
+        if readOnly == nil { try? await run { index, _ in index.checkpoint() } }
+        await io.shutdown()
+    }
 
     private func run<T: Sendable>(_ body: @escaping @Sendable (CacheIndex, BlobStore) throws -> T) async throws -> T {
         try await io.run { [index, blobs] in try body(index, blobs) }

@@ -27,6 +27,8 @@ public struct Configuration: Sendable {
     /// Larger pages are left as they are, with a warning: parsing HTML takes about 15 times a page's size
     /// in memory, and no real page comes near this.
     public var maxPageBytes = 16 << 20
+    /// What an `<img>` without `alt` is.
+    public var requireAlt = AltPolicy.warn
 
     public init(site: String, cacheDirectory: String, jobs: Int = Configuration.defaultJobs) {
         self.site = site
@@ -70,8 +72,22 @@ public struct OutputSettings: Sendable {
     /// The first N images of a page load eagerly (no `loading="lazy"`): the one at the top is
     /// usually the largest contentful paint.
     public var eager = 1
+    /// The absolute URL the site is served at (`https://example.com/blog/`): social cards and feeds
+    /// need absolute image URLs, and URLs under it are the site's own files.
+    public var baseURL: RemoteURL?
+    /// The URL path the site folder is served at (`/blog/` for a site deployed under a sub-path):
+    /// `/blog/images/a.jpg` is the site's `images/a.jpg`. Defaults to `base_url`'s path, else `/`.
+    public var siteRoot = "/"
 
     public init() {}
+
+    /// `base_url` + a root-relative path: the absolute URL feeds and social cards need.
+    public func absolute(_ path: String) -> String? {
+        guard let baseURL else { return nil }
+        if path.contains("://") { return path }
+        let origin = baseURL.scheme + "://" + baseURL.host + (baseURL.port.map { ":\($0)" } ?? "")
+        return origin + (path.hasPrefix("/") ? path : "/" + path)
+    }
 
     /// True when `publicPath` is an absolute URL, which stays correct under a remote `<base href>`.
     public var publicPathIsAbsolute: Bool { publicPath.contains("://") && RemoteURL.resolve(publicPath) != nil }
@@ -93,6 +109,10 @@ public struct ImageSettings: Sendable {
     public var placeholder = Placeholder.none
     /// Which remote SVG files are copied to the site's own origin (where their scripts would run).
     public var svg = SVGPolicy.safe
+    /// The site's own images go through the same pipeline as remote ones.
+    public var local = true
+    /// Markdown front-matter keys whose values are images (a list value: each item).
+    public var frontMatterKeys = ["image", "cover", "thumbnail", "images", "og_image"]
 
     public init() {}
 
@@ -102,6 +122,12 @@ public struct ImageSettings: Sendable {
         public var jpeg = 80
         public init() {}
     }
+}
+
+/// An `<img>` without `alt` (not `alt=""`, which says the image is decoration): screen readers read its
+/// file name instead. eleventy-img fails the build on it.
+public enum AltPolicy: String, Sendable, CaseIterable {
+    case warn, error, off
 }
 
 /// SVG is a document, not a picture: copied to the site's own origin, its scripts run there for anyone

@@ -76,9 +76,24 @@ struct Reader {
             case "sizes": config.output.sizes = try string(name, node)
             case "templates_dir": config.output.templatesDirectory = path(try string(name, node))
             case "eager": config.output.eager = try integer(name, node, in: 0...1000)
-            default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir", "eager"])
+            case "base_url":
+                let text = try string(name, node)
+                guard let url = RemoteURL.resolve(text.hasSuffix("/") ? text : text + "/"), text.contains("://") else {
+                    throw fail(name, node, "must be the absolute http(s) URL the site is served at, such as \"https://example.com/\"")
+                }
+                config.output.baseURL = url
+            case "site_root":
+                let text = try string(name, node)
+                guard text.hasPrefix("/") else { throw fail(name, node, "must be a URL path starting with /, such as \"/blog/\"") }
+                config.output.siteRoot = text.hasSuffix("/") ? text : text + "/"
+            default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir",
+                                                       "eager", "base_url", "site_root"])
             }
         }
+        // What was not given follows from what was: the site root from base_url, the public path
+        // from the site root and the images folder.
+        if table["site_root"] == nil, let base = config.output.baseURL { config.output.siteRoot = base.path }
+        if table["public_path"] == nil { config.output.publicPath = config.output.siteRoot + config.output.imagesDirectory + "/" }
     }
 
     private func applyImages(_ table: [String: TOMLNode], to config: inout Configuration) throws(ConfigurationError) {
@@ -114,7 +129,10 @@ struct Reader {
             case "max_frames": config.images.maxFrames = try integer(name, node, in: 1...100_000)
             case "placeholder": config.images.placeholder = try choice(name, node)
             case "svg": config.images.svg = try choice(name, node)
-            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "max_frames", "placeholder", "svg"])
+            case "local": config.images.local = try bool(name, node)
+            case "front_matter_keys": config.images.frontMatterKeys = try strings(name, node)
+            default: throw unknown(name, node, known: ["widths", "formats", "quality", "keep_metadata", "max_pixels", "max_frames",
+                                                       "placeholder", "svg", "local", "front_matter_keys"])
             }
         }
     }
@@ -193,7 +211,8 @@ struct Reader {
             case "report": config.reportPath = path(try string(name, node))
             case "depfile": config.depfilePath = path(try string(name, node))
             case "max_page_size": config.maxPageBytes = try size(name, node)
-            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile", "max_page_size"])
+            case "require_alt": config.requireAlt = try choice(name, node)
+            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile", "max_page_size", "require_alt"])
             }
         }
     }

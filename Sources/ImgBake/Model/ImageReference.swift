@@ -1,5 +1,7 @@
-/// One remote image reference found in a page: what it points to, where it is, and the exact bytes
-/// to replace to localise it.
+/// One image reference found in a source (a page, a stylesheet, a feed): what it points to, where it
+/// is, the exact bytes to replace to localise it, and how the replacement is written there. Every
+/// kind of source has a scanner that yields these; the manager, cache and transformer never learn
+/// about CSS or feeds.
 public struct ImageReference: Sendable {
     public enum Kind: String, Sendable, Codable, CaseIterable {
         /// `<img src>`
@@ -12,6 +14,38 @@ public struct ImageReference: Sendable {
         case markdownImage = "markdown-image"
         /// `[label]: url`, used by a reference-style image
         case markdownDefinition = "markdown-definition"
+        /// `<video poster>`
+        case videoPoster = "video-poster"
+        /// `<input type=image src>`
+        case inputImage = "input-image"
+        /// `<image href>` in inline SVG
+        case svgImage = "svg-image"
+        /// `<link rel=icon|apple-touch-icon href>`, `<link rel=preload as=image href>`
+        case link = "link"
+        /// a candidate of `<link rel=preload as=image imagesrcset>`
+        case linkSrcset = "link-srcset"
+        /// `<meta property=og:image content>`, `<meta name=twitter:image content>`: one absolute URL
+        case meta = "meta"
+        /// CSS `url(...)` (a `style` attribute, a `<style>` element, a `.css` file)
+        case css = "css"
+        /// a candidate of CSS `image-set()`
+        case cssImageSet = "css-image-set"
+        /// a Markdown front-matter value (YAML or TOML)
+        case frontMatter = "front-matter"
+        /// an image of a feed item (JSON Feed `image`/`banner_image`, RSS/Atom enclosures and media)
+        case feed = "feed"
+        /// `<img>` in a feed's escaped HTML content
+        case feedHTML = "feed-html"
+    }
+
+    /// What the reference becomes: the one file that replaces it (the widest in the original format), or
+    /// the social-card size, or one candidate per format.
+    public enum Target: Sendable, Hashable {
+        case fallback
+        /// One variant at the width social platforms ask for (1200 px), in the original format.
+        case social
+        /// `image-set()`: the candidate becomes one candidate per format, with `type()`.
+        case formatSet(resolution: String?)
     }
 
     /// How the replacement URL has to be written into `range`.
@@ -23,6 +57,23 @@ public struct ImageReference: Sendable {
         /// The `]`, `][]` or `][label]` of a reference-style Markdown image whose definition may also serve
         /// a link: replaced by `](url "title")`, so the link keeps its URL.
         case markdownInlinedReference(title: String?)
+        /// Inside CSS `url(...)` or a CSS string; `quote` nil for an unquoted `url(...)`.
+        case css(quote: UInt8?)
+        /// The same in a `style` attribute (quoted with `attributeQuote`): escaped for CSS, then for HTML.
+        case cssInAttribute(quote: UInt8?, attributeQuote: UInt8?)
+        /// A whole `image-set()` candidate (URL and descriptors); in a `style` attribute quoted with
+        /// `attributeQuote`, the new candidates quote with the other quote.
+        case cssCandidate(attributeQuote: UInt8?)
+        /// A YAML scalar: plain, `'single'` or `"double"` quoted.
+        case yaml(quote: UInt8?)
+        /// A TOML string: `"basic"` or `'literal'`.
+        case toml(quote: UInt8)
+        /// The contents of a JSON string.
+        case json
+        /// XML: an attribute value with its quote, or text.
+        case xml(quote: UInt8?)
+        /// An HTML attribute inside XML text that holds escaped HTML: written escaped twice.
+        case escapedHTML(quote: UInt8?)
     }
 
     public var kind: Kind
@@ -35,9 +86,28 @@ public struct ImageReference: Sendable {
     public var syntax: Syntax
     /// For `<img src>`: the element, for turning it into `<picture>` markup.
     public var element: ImageElement?
+    public var target: Target = .fallback
+    /// Open Graph and Twitter cards: 1200 px wide.
+    public static let socialWidth = 1200
+    /// Feeds and social cards need absolute URLs: `output.base_url` + the local path.
+    public var absolute = false
 
-    /// The variants this reference asks for: the configured ones, or its element's overrides.
+    public init(kind: Kind, source: ImageSource, location: SourceLocation, range: Range<Int>, syntax: Syntax,
+                element: ImageElement? = nil, target: Target = .fallback, absolute: Bool = false) {
+        self.kind = kind
+        self.source = source
+        self.location = location
+        self.range = range
+        self.syntax = syntax
+        self.element = element
+        self.target = target
+        self.absolute = absolute
+    }
+
+    /// The variants this reference asks for: the configured ones, or its element's overrides; a social
+    /// card one image at the width platforms ask for.
     public func request(over base: VariantRequest) -> Result<VariantRequest, VariantRequest.OverrideError> {
+        if target == .social { return .success(VariantRequest(widths: [Self.socialWidth], formats: [.original])) }
         guard let element, element.widthsOverride != nil || element.formatsOverride != nil else { return .success(base) }
         return VariantRequest.parse(widths: element.widthsOverride, formats: element.formatsOverride, over: base)
     }
@@ -58,6 +128,9 @@ public struct ImageElement: Sendable, Hashable {
     /// `data-imgbake-widths` and `data-imgbake-formats`, as written (decoded).
     public var widthsOverride: String?
     public var formatsOverride: String?
+    /// The author's `width` and `height`, when they are numbers (checked against the image's shape).
+    public var width: Int?
+    public var height: Int?
 
     public var hasSrcset: Bool { attributeNames.contains("srcset") }
 }

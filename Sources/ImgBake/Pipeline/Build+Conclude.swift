@@ -24,8 +24,8 @@ extension Build {
         var notes: [Diagnostic] = []
         if let unstored = services.cache.unstored {
             let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
-            let what = services.cache.readOnly != nil ? "used for reading, nothing stored" : "what could not be stored was not"
-            notes.append(Diagnostic(.warning, "cache: \(plan.configuration.cache.directory): \(unstored.reason): \(what)\(kept)"))
+            let what = services.cache.readOnly != nil ? ": used for reading, nothing stored" : ""
+            notes.append(Diagnostic(.warning, "cache: \(plan.configuration.cache.directory): \(unstored.reason)\(what)\(kept)"))
         }
         services.releaseCacheLock()
         guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
@@ -64,6 +64,7 @@ extension Build {
             if !result.remaining.isEmpty { result.exitCode = 1 }
         }
         if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
+        if config.requireAlt == .error, diagnostics.contains(where: { $0.message == HTMLScanner.missingAltMessage }) { result.exitCode = 1 }
         if config.reportPath != nil || config.wantsReport {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics, transformer: transformer)
         }

@@ -69,13 +69,17 @@ extension Build {
         }
         // Images past their freshness are revalidated, which needs their pages.
         let keys = Set(candidates.flatMap(\.keys))
-        guard !keys.isEmpty, !config.fetch.isOffline else { return (candidates, toRead) }
+        guard !keys.isEmpty else { return (candidates, toRead) }
         let ttl = config.fetch.ttl
         let moment = now()
         let records = (try? await cache.originals(keys.map(OriginalKey.init))) ?? [:]
         let stale = keys.filter { key in
             guard let record = records[OriginalKey(key)] else { return true }
-            return !Freshness.isFresh(record, now: moment, defaultTTL: ttl)
+            // A local image is as fresh as its file: changed since it was read, its pages are read again.
+            if key.hasPrefix("file:") {
+                return FileStamp.of(config.site + "/" + key.dropFirst(5)).map(LocalFiles.validator) != record.validators.etag
+            }
+            return !config.fetch.isOffline && !Freshness.isFresh(record, now: moment, defaultTTL: ttl)
         }
         var unchanged: [PageState] = []
         for state in candidates {
@@ -87,13 +91,13 @@ extension Build {
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).
     /// A page that cannot be read is a warning naming it; the build goes on without it.
     func scan(_ paths: [String], _ plan: BuildPlan) async -> ScanOutcome {
-        await Self.scan(paths, site: plan.configuration.site, publicPath: plan.ownPublicPath, jobs: plan.configuration.jobs,
+        await Self.scan(paths, site: plan.configuration.site, settings: plan.scanSettings, jobs: plan.configuration.jobs,
                         maxBytes: plan.configuration.maxPageBytes) {
             progress.update { $0.pagesScanned += 1 }
         }
     }
 
-    static func scan(_ paths: [String], site: String, publicPath: String, jobs: Int, maxBytes: Int = .max,
+    static func scan(_ paths: [String], site: String, settings: ScanSettings, jobs: Int, maxBytes: Int = .max,
                      scanned: @Sendable () -> Void = {}) async -> ScanOutcome {
         await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
             var results = [Result<ScannedPage, PageReadError>?](repeating: nil, count: paths.count)
@@ -101,7 +105,7 @@ extension Build {
             func submit() {
                 let index = next
                 let path = paths[index]
-                group.addTask { (index, Self.scan(site: site, path: path, publicPath: publicPath, maxBytes: maxBytes)) }
+                group.addTask { (index, Self.scan(site: site, path: path, settings: settings, maxBytes: maxBytes)) }
                 next += 1
             }
             while next < min(paths.count, max(2, jobs * 2)) { submit() }
@@ -129,7 +133,7 @@ extension Build {
         var reason: String
     }
 
-    static func scan(site: String, path: String, publicPath: String, maxBytes: Int = .max) -> Result<ScannedPage, PageReadError> {
+    static func scan(site: String, path: String, settings: ScanSettings, maxBytes: Int = .max) -> Result<ScannedPage, PageReadError> {
         guard let kind = SourceFile.kind(forPath: path) else { return .failure(PageReadError(path: path, reason: "not a page")) }
         if let size = FileStamp.of(site + "/" + path)?.size, size > maxBytes {
             let limit = ByteCount.describe(maxBytes)
@@ -147,10 +151,10 @@ extension Build {
             return .failure(PageReadError(path: path, reason: "elements nested \(depth) deep, more than \(NestingDepth.limit) (parsing it would take minutes)"))
         }
         let file = SourceFile(path: path, kind: kind, bytes: bytes)
-        var scan = kind == .html ? HTMLScanner.scan(file) : MarkdownScanner.scan(file)
+        var scan = kind == .html ? HTMLScanner.scan(file, settings: settings) : MarkdownScanner.scan(file, settings: settings)
         scan.file = SourceFile(path: path, kind: kind, bytes: [])
         return .success(ScannedPage(scan: scan, hash: BlobID(of: bytes).hex, stamp: stamp,
-                                    ownImages: OwnImageReferences.fileNames(in: bytes, publicPath: publicPath)))
+                                    ownImages: OwnImageReferences.fileNames(in: bytes, publicPath: settings.ownPrefix)))
     }
 
     /// The page's bytes again, for rewriting, if they are still the ones scanned.

@@ -43,4 +43,20 @@ struct BuildPlan: Sendable {
     var ownOutputPrefix: String? { configuration.output.publicPathIsAbsolute ? ownPublicPath : nil }
 
     var inPlace: Bool { configuration.outputDirectory == nil }
+
+    /// What the scanners need to know about the site.
+    var scanSettings: ScanSettings {
+        var settings = ScanSettings()
+        settings.localImages = configuration.images.local
+        settings.siteRoot = configuration.output.siteRoot
+        settings.baseURL = configuration.output.baseURL
+        settings.ownPrefix = ownPublicPath
+        settings.frontMatterKeys = configuration.images.frontMatterKeys
+        switch configuration.requireAlt {
+        case .warn: settings.missingAlt = .warning
+        case .error: settings.missingAlt = .error
+        case .off: settings.missingAlt = nil
+        }
+        return settings
+    }
 }

@@ -56,7 +56,7 @@ final class BuildServices: Sendable {
         }
         downloader = Downloader(settings: config.fetch)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
-                               images: config.images, fetch: config.fetch, now: now)
+                               images: config.images, fetch: config.fetch, site: config.images.local ? config.site : nil, now: now)
         resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs)
     }
 

@@ -24,7 +24,7 @@ public struct SiteScan: Sendable {
         }
         let inventory = SiteInventory.walk(site, skipping: [])
         let pages = inventory.pages
-        let outcome = await Build.scan(pages, site: site, publicPath: OutputNaming(publicPath: config.output.publicPath).publicPath,
+        let outcome = await Build.scan(pages, site: site, settings: try BuildPlan(config, now: 0).scanSettings,
                                        jobs: jobs, maxBytes: config.maxPageBytes)
         let (scans, unreadable) = (outcome.pages.map(\.scan), outcome.unreadable)
         return SiteScan(

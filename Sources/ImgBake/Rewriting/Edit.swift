@@ -37,6 +37,85 @@ enum Splicer {
 
 /// How replacement text is written into the syntax it replaces.
 enum ReplacementText {
+    /// A URL written where `syntax` says it is.
+    static func value(_ url: String, in syntax: ImageReference.Syntax) -> String {
+        switch syntax {
+        case .attribute(let quote): attribute(url, quote: quote)
+        case .markdownDestination(let angle): markdownDestination(url, angle: angle)
+        case .markdownInlinedReference(let title): markdownInlinedReference(url, title: title)
+        case .css(let quote): css(url, quote: quote)
+        case .cssInAttribute(let quote, let attributeQuote): attribute(css(url, quote: quote), quote: attributeQuote)
+        case .cssCandidate(let attributeQuote): cssImageSetCandidate(url, resolution: nil, type: nil, inAttribute: attributeQuote)
+        case .yaml(let quote): yaml(url, quote: quote)
+        case .toml(let quote): quote == UInt8(ascii: "'") && !url.contains("'") ? url : backslashed(url, quote: "\"")
+        case .json: backslashed(url, quote: "\"")
+        case .xml(let quote): xml(url, quote: quote)
+        case .escapedHTML(let quote): xml(attribute(url, quote: quote), quote: nil)
+        }
+    }
+
+    /// Inside `url(...)`: quoted, a backslash before the quote and backslashes; unquoted, before
+    /// everything CSS would end the URL at.
+    static func css(_ value: String, quote: UInt8?) -> String {
+        var out = ""
+        for c in value {
+            let special: Bool
+            if let quote { special = c == "\\" || c == Character(UnicodeScalar(quote)) || c == "\n" } else {
+                special = c == "\\" || c == "(" || c == ")" || c == "\"" || c == "'" || c.isWhitespace
+            }
+            if special { out += "\\" }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// One `image-set()` candidate: `url("...") 2x type("image/webp")` (with `'` inside a `"`-quoted
+    /// `style` attribute).
+    static func cssImageSetCandidate(_ url: String, resolution: String?, type: String?, inAttribute attributeQuote: UInt8? = nil) -> String {
+        let quote: UInt8 = attributeQuote == UInt8(ascii: "\"") ? UInt8(ascii: "'") : UInt8(ascii: "\"")
+        let q = String(UnicodeScalar(quote))
+        let text = "url(" + q + css(url, quote: quote) + q + ")" + (resolution.map { " " + $0 } ?? "") + (type.map { " type(" + q + $0 + q + ")" } ?? "")
+        return attributeQuote == nil ? text : xml(text, quote: attributeQuote)
+    }
+
+    /// A YAML scalar: `''` for `'` in single quotes, backslashes in double quotes; a plain scalar that
+    /// would not stay one is written double-quoted.
+    static func yaml(_ value: String, quote: UInt8?) -> String {
+        switch quote {
+        case UInt8(ascii: "'"): return value.replacingAll("'", with: "''")
+        case UInt8(ascii: "\""): return backslashed(value, quote: "\"")
+        default:
+            let plainSafe = !value.contains(": ") && !value.contains(" #") && !value.hasSuffix(":")
+                && !(value.first.map { "-?:,[]{}#&*!|>'\"%@`".contains($0) } ?? true)
+            return plainSafe ? value : "\"" + backslashed(value, quote: "\"") + "\""
+        }
+    }
+
+    /// `\` and the quote behind a backslash (JSON, TOML basic strings, YAML double quotes).
+    static func backslashed(_ value: String, quote: Character) -> String {
+        var out = ""
+        for c in value {
+            if c == "\\" || c == quote { out += "\\" }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// XML text or an attribute value with its quote.
+    static func xml(_ value: String, quote: UInt8?) -> String {
+        var out = ""
+        for c in value {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case "\"" where quote == UInt8(ascii: "\""): out += "&quot;"
+            case "'" where quote == UInt8(ascii: "'"): out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
     /// A URL as an attribute value (or part of one) with the given quote; an unquoted value that
     /// could not stay unquoted gets double quotes.
     static func attribute(_ value: String, quote: UInt8?) -> String {

@@ -32,7 +32,9 @@ public struct PageRewriter: Sendable {
     /// - Parameter requests: the variant request of each reference (aligned with `scan.references`).
     public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> PageRewrite {
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
+        let writer = ReferenceWriter(naming: naming, output: output)
         var edits: [Edit] = []
+        var diagnostics: [Diagnostic] = []
         var outputs = Set<OutputImage>()
         var written: [Int: String] = [:] // reference index → the URL now in the page
         var marked = 0 // images given markup so far, for `eager`
@@ -79,20 +81,19 @@ public struct PageRewriter: Sendable {
                     continue
                 }
             }
-            let url = naming.url(fallback, of: image)
-            outputs.insert(outputImage(fallback, image))
-            written[index] = url
-            switch reference.syntax {
-            case .attribute(let quote):
-                edits.append(Edit(reference.range, ReplacementText.attribute(url, quote: quote)))
-            case .markdownDestination(let angle):
-                edits.append(Edit(reference.range, ReplacementText.markdownDestination(url, angle: angle)))
-            case .markdownInlinedReference(let title):
-                edits.append(Edit(reference.range, ReplacementText.markdownInlinedReference(url, title: title)))
+            switch writer.write(reference, image: image, variants: variants) {
+            case .edit(let edit, let used, let url)?:
+                edits.append(edit)
+                for variant in used { outputs.insert(outputImage(variant, image)) }
+                written[index] = url
+            case .problem(let why)?:
+                diagnostics.append(Diagnostic(.error, why, at: reference.location))
+            case nil:
+                break
             }
         }
 
-        guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0) }
+        guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: diagnostics, localised: 0) }
         let bytes: [UInt8]
         do { bytes = try Splicer.apply(edits, to: scan.file.bytes) } catch {
             return unchanged(scan, "internal error: \(error); page left unchanged")
@@ -101,7 +102,7 @@ public struct PageRewriter: Sendable {
            let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: written, converted: convertedSlots) {
             return unchanged(scan, "the rewritten Markdown did not parse as intended (\(problem)); page left unchanged")
         }
-        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: [], localised: written.count + converted.count)
+        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: diagnostics, localised: written.count + converted.count)
     }
 
     private func unchanged(_ scan: PageScan, _ message: String) -> PageRewrite {

@@ -1,64 +1,135 @@
+import Foundation
 import Gumbo
 
-/// Finds remote image references in HTML: `<img src>`, `<img srcset>` and `<picture><source srcset>`,
-/// each with the exact bytes of its URL. Relative URLs resolve against a remote `<base href>`.
-/// The HTML5 tree builder decides what is markup, so image tags inside `<script>`, `<style>`,
-/// comments, `<textarea>` or text are never touched. `data-imgbake="skip"` opts an element out.
+/// Finds image references in HTML, each with the exact bytes of its URL: `<img src>` and `srcset`,
+/// `<picture><source srcset>`, `<video poster>`, `<input type=image>`, SVG `<image href>`, icons and
+/// preloaded images (`<link>`), social cards (`<meta property=og:image>`, `twitter:image`), and CSS
+/// `url()`/`image-set()` in `style` attributes and `<style>` elements. Relative URLs resolve against
+/// the page and its `<base href>`. The HTML5 tree builder decides what is markup, so image tags inside
+/// `<script>`, comments, `<textarea>` or text are never touched. `data-imgbake="skip"` opts an element
+/// out.
 public enum HTMLScanner {
     /// Scans a whole page.
-    public static func scan(_ file: SourceFile) -> PageScan {
+    public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings()) -> PageScan {
         var scan = PageScan(file: file, references: [], diagnostics: [])
-        let found = references(in: file, region: 0..<file.bytes.count, honourBase: true)
+        let found = references(in: file, region: 0..<file.bytes.count, honourBase: true, settings: settings)
         scan.references = found.references
         scan.diagnostics = found.diagnostics
         scan.remoteBase = found.remoteBase
         return scan
     }
 
+    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "svg:image"]
+
+    public static let missingAltMessage = "<img> without alt: screen readers read its file name instead (alt=\"\" for decoration; build.require_alt)"
+
     /// References in `region` of `file` (a whole page, or a raw HTML block inside Markdown, where
     /// `<base>` has no meaning).
-    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool)
+    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, settings: ScanSettings = ScanSettings())
         -> (references: [ImageReference], diagnostics: [Diagnostic], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
         let elements = file.bytes[region].withUnsafeBytes {
-            HTMLParser.elements(in: $0, tags: ["img", "source", "base"])
+            HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style"])
         }
-        let shift = region.lowerBound
-        var base: RemoteURL?
-        var remoteBase: (url: RemoteURL, location: SourceLocation)?
+        var found = Found(file: file, shift: region.lowerBound,
+                          resolver: ReferenceResolver(settings: settings, pagePath: file.path))
         // The first <base href> applies to the whole document, also to URLs written before it.
-        if honourBase, let href = elements.first(where: { $0.tag == "base" && $0.attribute("href") != nil })?.attribute("href"),
-           let url = RemoteURL.resolve(href.value) {
-            base = url
-            remoteBase = (url, file.location(ofByte: href.valueRange.lowerBound + shift))
+        if honourBase, let href = elements.first(where: { $0.tag == "base" && $0.attribute("href") != nil })?.attribute("href") {
+            found.applyBase(href)
         }
-
-        var references: [ImageReference] = []
-        var diagnostics: [Diagnostic] = []
         for element in elements where element.attribute("data-imgbake")?.value.lowercased() != "skip" {
-            switch element.tag {
-            case "img":
-                if let src = element.attribute("src"),
-                   var reference = attributeReference(.imgSrc, src, file: file, shift: shift, base: base) {
-                    reference.element = imageElement(element, file: file, shift: shift)
-                    references.append(reference)
-                }
-                if let srcset = element.attribute("srcset") {
-                    srcsetReferences(.imgSrcset, srcset, file: file, shift: shift, base: base, into: &references, &diagnostics)
-                }
-            case "source" where element.parentTag == "picture":
-                if let srcset = element.attribute("srcset") {
-                    srcsetReferences(.sourceSrcset, srcset, file: file, shift: shift, base: base, into: &references, &diagnostics)
-                }
-            default:
-                break
-            }
+            found.add(element, missingAlt: settings.missingAlt)
         }
-        return (references, diagnostics, remoteBase)
+        return (found.references, found.diagnostics, found.remoteBase)
+    }
+}
+
+/// What one scan collects, element by element.
+private struct Found {
+    let file: SourceFile
+    let shift: Int
+    var resolver: ReferenceResolver
+    var references: [ImageReference] = []
+    var diagnostics: [Diagnostic] = []
+    var remoteBase: (url: RemoteURL, location: SourceLocation)?
+
+    init(file: SourceFile, shift: Int, resolver: ReferenceResolver) {
+        self.file = file
+        self.shift = shift
+        self.resolver = resolver
     }
 
-    private static func attributeReference(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute,
-                                           file: SourceFile, shift: Int, base: RemoteURL?) -> ImageReference? {
-        guard let url = RemoteURL.resolve(attribute.value, against: base) else { return nil }
+    /// A remote `<base href>` makes relative references remote (unless it is the site's own URL); a
+    /// local one is where relative local references start.
+    mutating func applyBase(_ href: HTMLAttribute) {
+        // What a file named `x` in the base's folder would be: remote, or a path in the site.
+        let probe = href.value.hasSuffix("/") ? href.value + "x" : href.value
+        switch resolver.resolve(probe) {
+        case .image(.remote):
+            guard let url = RemoteURL.resolve(href.value) else { return }
+            resolver.base = url
+            remoteBase = (url, file.location(ofByte: href.valueRange.lowerBound + shift))
+        case .image(.local(let path)):
+            resolver.localBase = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""
+        default:
+            break
+        }
+    }
+
+    mutating func add(_ element: HTMLElement, missingAlt: Diagnostic.Severity?) {
+        switch (element.namespace, element.tag) {
+        case ("html", "img"):
+            if let src = element.attribute("src"), var reference = attribute(.imgSrc, src) {
+                reference.element = imageElement(element)
+                references.append(reference)
+            }
+            if let srcset = element.attribute("srcset") { self.srcset(.imgSrcset, srcset) }
+            if let missingAlt, element.attribute("alt") == nil {
+                diagnostics.append(Diagnostic(missingAlt, HTMLScanner.missingAltMessage,
+                                              at: file.location(ofByte: element.tagRange.lowerBound + shift)))
+            }
+        case ("html", "source") where element.parentTag == "picture":
+            if let srcset = element.attribute("srcset") { self.srcset(.sourceSrcset, srcset) }
+        case ("html", "video"):
+            if let poster = element.attribute("poster"), let reference = attribute(.videoPoster, poster) { references.append(reference) }
+        case ("html", "input") where element.attribute("type")?.value.lowercased() == "image":
+            if let src = element.attribute("src"), let reference = attribute(.inputImage, src) { references.append(reference) }
+        case ("svg", "image"):
+            if let href = element.attribute("href") ?? element.attribute("xlink:href"), let reference = attribute(.svgImage, href) {
+                references.append(reference)
+            }
+        case ("html", "link"):
+            link(element)
+        case ("html", "meta"):
+            meta(element)
+        case ("html", "style"):
+            if let text = element.textRange { css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift) }
+        default:
+            break
+        }
+        if let style = element.attribute("style") { styleAttribute(style) }
+    }
+
+    /// `<link rel=icon|apple-touch-icon>`, `<link rel=preload as=image href imagesrcset>`.
+    private mutating func link(_ element: HTMLElement) {
+        let rel = Set((element.attribute("rel")?.value.lowercased() ?? "").split(whereSeparator: \.isWhitespace).map(String.init))
+        let icon = !rel.isDisjoint(with: ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"])
+        let preload = rel.contains("preload") && element.attribute("as")?.value.lowercased() == "image"
+        guard icon || preload else { return }
+        if let href = element.attribute("href"), let reference = attribute(.link, href) { references.append(reference) }
+        if preload, let srcset = element.attribute("imagesrcset") { self.srcset(.linkSrcset, srcset) }
+    }
+
+    /// `og:image` and `twitter:image`: one absolute URL of a social-card-sized image.
+    private mutating func meta(_ element: HTMLElement) {
+        let names: Set<String> = ["og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src"]
+        let key = (element.attribute("property") ?? element.attribute("name"))?.value.lowercased() ?? ""
+        guard names.contains(key), let content = element.attribute("content"), var reference = attribute(.meta, content) else { return }
+        reference.target = .social
+        reference.absolute = true
+        references.append(reference)
+    }
+
+    private mutating func attribute(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute) -> ImageReference? {
         // Replace the URL itself, not the white space a browser ignores around it.
         var range = attribute.valueRange
         while range.lowerBound < range.upperBound, file.bytes[range.lowerBound + shift].isHTMLSpace {
@@ -68,33 +139,82 @@ public enum HTMLScanner {
             range = range.lowerBound..<range.upperBound - 1
         }
         let shifted = range.lowerBound + shift..<range.upperBound + shift
-        return ImageReference(kind: kind, source: .remote(url), location: file.location(ofByte: shifted.lowerBound),
+        guard let source = resolve(attribute.value, at: shifted.lowerBound) else { return nil }
+        return ImageReference(kind: kind, source: source, location: file.location(ofByte: shifted.lowerBound),
                               range: shifted, syntax: .attribute(quote: attribute.quote))
+    }
+
+    /// The image `written` means, with a warning where it cannot be a file of the site.
+    private mutating func resolve(_ written: String, at offset: Int, imageExtensionRequired: Bool = false) -> ImageSource? {
+        switch resolver.resolve(written, imageExtensionRequired: imageExtensionRequired) {
+        case .image(let source): return source
+        case .ignored: return nil
+        case .problem(let why):
+            diagnostics.append(Diagnostic(.warning, "\(why); left as it is", at: file.location(ofByte: offset)))
+            return nil
+        }
     }
 
     /// The candidates of a srcset, each with the raw bytes of its URL (character references included),
     /// so that only URLs are replaced and every other byte is kept.
-    private static func srcsetReferences(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute, file: SourceFile, shift: Int,
-                                         base: RemoteURL?, into references: inout [ImageReference], _ diagnostics: inout [Diagnostic]) {
+    private mutating func srcset(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute) {
         let valueStart = attribute.valueRange.lowerBound + shift
         let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
         guard decoded.bytes.elementsEqual(attribute.value.utf8) else {
-            if SrcsetParser.parse(Array(attribute.value.utf8)).contains(where: { RemoteURL.resolve($0.url, against: base) != nil }) {
+            if SrcsetParser.parse(Array(attribute.value.utf8)).contains(where: { resolver.resolve($0.url) != .ignored }) {
                 diagnostics.append(Diagnostic(.warning, "srcset left as it is: it has a character reference imgbake cannot map to its bytes",
                                               at: file.location(ofByte: valueStart)))
             }
             return
         }
         for candidate in SrcsetParser.parse(decoded.bytes) {
-            guard let url = RemoteURL.resolve(candidate.url, against: base) else { continue }
             let raw = decoded.rawRange(of: candidate.urlRange)
             let range = valueStart + raw.lowerBound..<valueStart + raw.upperBound
-            references.append(ImageReference(kind: kind, source: .remote(url), location: file.location(ofByte: range.lowerBound),
+            guard let source = resolve(candidate.url, at: range.lowerBound) else { continue }
+            references.append(ImageReference(kind: kind, source: source, location: file.location(ofByte: range.lowerBound),
                                              range: range, syntax: .attribute(quote: attribute.quote)))
         }
     }
 
-    private static func imageElement(_ element: HTMLElement, file: SourceFile, shift: Int) -> ImageElement? {
+    /// CSS text as it is in the file (a `<style>` element).
+    private mutating func css(_ bytes: ArraySlice<UInt8>, at start: Int) {
+        for url in CSSScanner.urls(in: Array(bytes)) {
+            let range = start + url.range.lowerBound..<start + url.range.upperBound
+            guard let source = resolve(url.url, at: range.lowerBound, imageExtensionRequired: true) else { continue }
+            if let candidate = url.candidate {
+                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: start + candidate.range.lowerBound..<start + candidate.range.upperBound,
+                                                 syntax: .cssCandidate(attributeQuote: nil), target: .formatSet(resolution: candidate.resolution)))
+            } else {
+                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: range, syntax: .css(quote: url.quote)))
+            }
+        }
+    }
+
+    /// CSS in a `style` attribute: found in the decoded value, replaced in the raw bytes.
+    private mutating func styleAttribute(_ attribute: HTMLAttribute) {
+        let valueStart = attribute.valueRange.lowerBound + shift
+        let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
+        guard decoded.bytes.elementsEqual(attribute.value.utf8) else { return }
+        for url in CSSScanner.urls(in: decoded.bytes) {
+            let raw = decoded.rawRange(of: url.range)
+            let range = valueStart + raw.lowerBound..<valueStart + raw.upperBound
+            guard let source = resolve(url.url, at: range.lowerBound, imageExtensionRequired: true) else { continue }
+            if let candidate = url.candidate, attribute.quote != nil {
+                let rawCandidate = decoded.rawRange(of: candidate.range)
+                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: valueStart + rawCandidate.lowerBound..<valueStart + rawCandidate.upperBound,
+                                                 syntax: .cssCandidate(attributeQuote: attribute.quote),
+                                                 target: .formatSet(resolution: candidate.resolution)))
+            } else {
+                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: range, syntax: .cssInAttribute(quote: url.quote, attributeQuote: attribute.quote)))
+            }
+        }
+    }
+
+    private func imageElement(_ element: HTMLElement) -> ImageElement? {
         let tag = element.tagRange.lowerBound + shift..<element.tagRange.upperBound + shift
         // A start tag cut off by the end of the file cannot take new attributes safely.
         guard tag.count >= 2, file.bytes[tag.upperBound - 1] == UInt8(ascii: ">") else { return nil }
@@ -109,7 +229,9 @@ public enum HTMLScanner {
                             sizes: element.attribute("sizes")?.value,
                             inPicture: element.parentTag == "picture",
                             widthsOverride: element.attribute("data-imgbake-widths")?.value,
-                            formatsOverride: element.attribute("data-imgbake-formats")?.value)
+                            formatsOverride: element.attribute("data-imgbake-formats")?.value,
+                            width: element.attribute("width").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) },
+                            height: element.attribute("height").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) })
     }
 }
 

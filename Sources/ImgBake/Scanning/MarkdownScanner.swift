@@ -1,6 +1,6 @@
 import CommonMark
 
-/// Finds remote images in Markdown: inline images (`![alt](url "title")`, `<...>` destinations,
+/// Finds images in Markdown (remote, and the site's own): inline images (`![alt](url "title")`, `<...>` destinations,
 /// multi-line alt text), reference-style images (full, collapsed, shortcut) through their
 /// `[label]: url` definitions, and `<img>`/`<picture>` in raw HTML. cmark-gfm decides what is an
 /// image, so nothing in code spans, code blocks or behind `\![` is touched.
@@ -9,7 +9,7 @@ import CommonMark
 /// sometimes wrong; so the destination is re-lexed from the reported span and must decode to the URL
 /// cmark parsed, else it is searched for in the enclosing block, else the image is reported and left.
 public enum MarkdownScanner {
-    public static func scan(_ file: SourceFile) -> PageScan {
+    public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings()) -> PageScan {
         let nodes = file.bytes.withUnsafeBytes { MarkdownParser.parse($0) }
         var scan = PageScan(file: file, references: [], diagnostics: [])
         var excluded = Set<Int>()
@@ -21,11 +21,11 @@ public enum MarkdownScanner {
                 htmlBlocks.append(file.offset(line: node.start.line, byteColumn: node.start.column)..<file.lineRange(node.end.line).upperBound)
             }
         }
-        var locator = Locator(file: file, nodes: nodes,
-                              definitions: ReferenceDefinitions.find(in: file, excluding: excluded))
+        var locator = Locator(file: file, nodes: nodes, definitions: ReferenceDefinitions.find(in: file, excluding: excluded),
+                              settings: settings)
         locator.locateImages(into: &scan)
         for region in htmlBlocks {
-            let found = HTMLScanner.references(in: file, region: region, honourBase: false)
+            let found = HTMLScanner.references(in: file, region: region, honourBase: false, settings: settings)
             scan.references += found.references
             scan.diagnostics += found.diagnostics
         }
@@ -58,11 +58,15 @@ private struct Locator {
     var claimed: Set<Int> = []
     /// URLs of links: a definition with one of these may serve a link, which must keep its URL.
     let linkURLs: Set<String>
+    let settings: ScanSettings
+    let resolver: ReferenceResolver
 
-    init(file: SourceFile, nodes: [MarkdownNode], definitions: [ReferenceDefinition]) {
+    init(file: SourceFile, nodes: [MarkdownNode], definitions: [ReferenceDefinition], settings: ScanSettings) {
         self.file = file
         self.nodes = nodes
         self.definitions = definitions
+        self.settings = settings
+        resolver = ReferenceResolver(settings: settings, pagePath: file.path)
         linkURLs = Set(nodes.filter { $0.type == "link" }.compactMap(\.url))
     }
 
@@ -74,12 +78,19 @@ private struct Locator {
     }
 
     mutating func locateImages(into scan: inout PageScan) {
-        var fallbacks: [(slot: Int, node: Int, url: RemoteURL)] = []
+        var fallbacks: [(slot: Int, node: Int, url: ImageSource)] = []
         for (index, node) in nodes.enumerated() where node.type == "image" {
             let written = node.url ?? ""
-            let url = RemoteURL.resolve(written)
+            var url: ImageSource?
+            switch resolver.resolve(written) {
+            case .image(let source): url = source
+            case .ignored: url = nil
+            case .problem(let why):
+                let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
+                scan.diagnostics.append(Diagnostic(.warning, "\(why); left as it is", at: location))
+            }
             scan.markdownImages.append(MarkdownImageSlot(written: written, reference: nil, alt: altText(of: index),
-                                                         title: node.title.flatMap { $0.isEmpty ? nil : $0 }, source: url.map(ImageSource.remote)))
+                                                         title: node.title.flatMap { $0.isEmpty ? nil : $0 }, source: url))
             let slot = scan.markdownImages.count - 1
             guard let url else { continue }
             let located = locateBySpan(node)
@@ -141,7 +152,8 @@ private struct Locator {
                     continue
                 }
                 for start in occurrences {
-                    let found = HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false)
+                    let found = HTMLScanner.references(in: file, region: start..<start + literal.utf8.count, honourBase: false,
+                                                       settings: settings)
                     scan.references += found.references
                     scan.diagnostics += found.diagnostics
                 }
@@ -220,29 +232,29 @@ private struct Locator {
 
     // MARK: Recording
 
-    private mutating func addInline(_ destination: MarkdownSyntax.Destination, url: RemoteURL, to scan: inout PageScan) -> Int {
+    private mutating func addInline(_ destination: MarkdownSyntax.Destination, url: ImageSource, to scan: inout PageScan) -> Int {
         claimed.insert(destination.range.lowerBound)
         scan.references.append(ImageReference(
-            kind: .markdownImage, source: .remote(url), location: file.location(ofByte: destination.range.lowerBound),
+            kind: .markdownImage, source: url, location: file.location(ofByte: destination.range.lowerBound),
             range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
         return scan.references.count - 1
     }
 
     /// A reference image whose definition may also serve a link gets a destination of its own:
     /// `](url "title")` replaces its `]`, `][]` or `][label]`, and the definition is left to the link.
-    private mutating func addInlined(_ reference: Range<Int>, title: String?, url: RemoteURL, to scan: inout PageScan) -> Int {
+    private mutating func addInlined(_ reference: Range<Int>, title: String?, url: ImageSource, to scan: inout PageScan) -> Int {
         scan.references.append(ImageReference(
-            kind: .markdownImage, source: .remote(url), location: file.location(ofByte: reference.lowerBound),
+            kind: .markdownImage, source: url, location: file.location(ofByte: reference.lowerBound),
             range: reference, syntax: .markdownInlinedReference(title: title)))
         return scan.references.count - 1
     }
 
-    private mutating func addDefinition(_ definition: Int, url: RemoteURL, to scan: inout PageScan) -> Int {
+    private mutating func addDefinition(_ definition: Int, url: ImageSource, to scan: inout PageScan) -> Int {
         if let existing = definitionReferences[definition] { return existing }
         let destination = definitions[definition].destination
         claimed.insert(destination.range.lowerBound)
         scan.references.append(ImageReference(
-            kind: .markdownDefinition, source: .remote(url), location: file.location(ofByte: destination.range.lowerBound),
+            kind: .markdownDefinition, source: url, location: file.location(ofByte: destination.range.lowerBound),
             range: destination.range, syntax: .markdownDestination(angle: destination.angle)))
         definitionReferences[definition] = scan.references.count - 1
         return scan.references.count - 1
