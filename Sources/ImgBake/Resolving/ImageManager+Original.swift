@@ -9,6 +9,7 @@ extension ImageManager {
             do { record = try await cache.original(key) } catch {
                 notes.append("cache index unreadable (\(error)); fetching")
             }
+            if record == nil { record = await remoteOriginal(key) }
         }
         if let record {
             let credits = await cache.credits(of: record.blob)
@@ -22,6 +23,7 @@ extension ImageManager {
                 refreshed.validators = merged(record.validators, validators)
                 refreshed.fetchedAt = now()
                 await cache.revalidated(refreshed, now: now())
+                writeBack(refreshed, credits: credits ?? Credits())
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
                 return await store(bytes, validators: validators, url: url, key: key, notes: notes)
@@ -78,6 +80,7 @@ extension ImageManager {
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
             await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
+            writeBack(record, credits: inspection.credits)
             return .available(record, origin: .downloaded, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)
