@@ -65,4 +65,19 @@ import ImgBakeTestSupport
         #expect(build.report?.totals.pagesRewritten == 2 && build.report?.totals.pagesUnchanged == 0)
         #expect(build.report?.totals.imagesCached == 2 && build.report?.totals.variantsEncoded == 0)
     }
+
+    @Test func aShardUploadsWhatItsLocalCacheAlreadyHad() async throws {
+        let s3 = try await S3Server.shared()
+        let origin = try Origin()
+        let site = RemoteSite(origin: origin, images: ["coffee.png"])
+        site.configure(cache: s3.cacheTOML(prefix: "warm-shard-\(UUID().uuidString)"))
+        #expect(try await site.build("warm", ["--no-remote"]).result.status == 0)
+        let shard = try await site.build("shard", ["--shard", "1/1"], cache: "warm", environment: s3.environment)
+        #expect(shard.report?.totals.imagesCached == 1 && shard.report?.totals.variantsEncoded == 0)
+        #expect(shard.report?.remote?.uploads ?? 0 > 0, "a runner that kept its cache still fills the remote")
+        try await origin.reset()
+        let assembled = try await site.build("assembled", environment: s3.environment)
+        #expect(assembled.report?.totals.variantsEncoded == 0 && assembled.result.stderr.isEmpty, "\(assembled.result.stderr)")
+        #expect(try await origin.stats().requests_total == 0)
+    }
 }
