@@ -34,8 +34,8 @@ public struct BuildSummary: Sendable, Equatable {
         ]
         if let remote {
             lines.append("remote cache: \(remote.hits) hits, \(remote.misses) misses, \(ByteCount.describe(remote.bytesDown)) down, "
-                + "\(ByteCount.describe(remote.bytesUp)) up (\(remote.uploads) written, \(remote.alreadyThere) already there), "
-                + "\(String(format2: remote.seconds)) s")
+                + "\(ByteCount.describe(remote.bytesUp)) up (\(remote.uploads) written, \(remote.alreadyThere) already there); "
+                + "\(remote.requests) requests, \(String(format2: remote.seconds)) s")
         }
         if let shard {
             lines.insert("shard \(shard): \(uniqueImages) of the site's images are this shard's; no pages or image files written", at: 0)

@@ -15,6 +15,8 @@ public struct RemoteCounters: Sendable, Equatable, Codable {
     public var alreadyThere = 0
     /// Requests that failed (transport errors, refusals, 5xx).
     public var failures = 0
+    /// Every request: GET, HEAD and PUT.
+    public var requests = 0
     /// Time spent in remote requests (summed over parallel ones).
     public var seconds = 0.0
 
@@ -180,6 +182,7 @@ public final class RemoteCache: Sendable {
     func account(_ answer: RemoteAnswer, _ elapsed: Duration, writing: Bool, sent: Int = 0) {
         state.withLock { state in
             state.counters.seconds += elapsed.seconds
+            state.counters.requests += 1
             switch answer {
             case .found(let bytes):
                 state.counters.bytesDown += bytes.count
