@@ -4,7 +4,9 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
-        openssl curl make
+        python3-pip openssl curl make nginx
+# The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
+MOTO := moto[server]>=5,<6
 
 .PHONY: all deps build release demo test clean
 all: build
@@ -28,6 +30,8 @@ demo: release
 
 test: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+	@python3 -c 'import moto.server, boto3' 2>/dev/null || python3 -m pip install -q '$(MOTO)' \
+	  || python3 -m pip install -q --break-system-packages '$(MOTO)'
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

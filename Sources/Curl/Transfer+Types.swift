@@ -27,8 +27,20 @@ public struct TransferRequest: Sendable {
     public var caFile: String?
     /// Decides, right before connecting, whether a resolved address may be used (also after redirects).
     public var allowAddress: (@Sendable (ResolvedAddress) -> Bool)?
+    /// GET unless said otherwise; a PUT sends `body`.
+    public var method = Method.get
+    public var body: [UInt8] = []
+    /// Sign with AWS Signature V4 (libcurl's `CURLOPT_AWS_SIGV4`), e.g. `aws:amz:us-east-1:s3`, with
+    /// `credentials` as access key and secret. The payload hash header is the caller's to add.
+    public var awsSigV4: String?
+    /// `user:password` for HTTP basic authentication, or the AWS key pair with `awsSigV4`. Never logged.
+    public var credentials: String?
 
     public init(url: String) { self.url = url }
+
+    public enum Method: String, Sendable {
+        case get = "GET", head = "HEAD", put = "PUT"
+    }
 }
 
 /// The final response of a transfer (after redirects).

@@ -63,6 +63,24 @@ final class Transfer {
         _ = imgbake_curl_setopt_write(handle, writeBody, me)
         _ = imgbake_curl_setopt_header(handle, writeHeader, me)
         if request.allowAddress != nil { _ = imgbake_curl_setopt_opensocket(handle, openSocket, me) }
+        configureMethodAndAuthentication()
+    }
+
+    /// HEAD and PUT (the body copied by libcurl), and credentials: AWS Signature V4 or HTTP basic.
+    private func configureMethodAndAuthentication() {
+        switch request.method {
+        case .get: break
+        case .head: set(CURLOPT_NOBODY, 1)
+        case .put:
+            set(CURLOPT_POSTFIELDSIZE_LARGE, off: curl_off_t(request.body.count))
+            if request.body.isEmpty { set(CURLOPT_COPYPOSTFIELDS, "") } else {
+                _ = request.body.withUnsafeBytes { imgbake_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+            }
+            set(CURLOPT_CUSTOMREQUEST, "PUT")
+        }
+        // Basic is libcurl's default scheme for a user and password; AWS_SIGV4 replaces it.
+        if let credentials = request.credentials { set(CURLOPT_USERPWD, credentials) }
+        if let sigV4 = request.awsSigV4 { set(CURLOPT_AWS_SIGV4, sigV4) }
     }
 
     private func set(_ option: CURLoption, _ value: Int) { _ = imgbake_curl_setopt_long(handle, option, value) }

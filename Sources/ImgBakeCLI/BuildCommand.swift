@@ -55,6 +55,15 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write a Make rule listing everything the build read (FILE is its target).", valueName: "FILE"))
     var depfile: String?
 
+    @Flag(name: .customLong("remote-read-only"), help: "Read from the remote cache (cache.remote) but upload nothing, e.g. for untrusted pull requests.")
+    var remoteReadOnly = false
+
+    @Flag(name: .customLong("no-remote"), help: "Do not use the remote cache for this build.")
+    var noRemote = false
+
+    @Option(help: ArgumentHelp("Resolve and transform only shard K of N of the images, upload them to the remote cache, write no pages.", valueName: "K/N"))
+    var shard: String?
+
     @Flag(help: "Print only warnings and errors.")
     var quiet = false
 
@@ -68,6 +77,7 @@ struct BuildCommand: AsyncParsableCommand {
         if check && (offline || refresh) { throw ValidationError("--check works from the cache only: it excludes --offline and --refresh") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let shard, Shard(parsing: shard) == nil { throw ValidationError("--shard \(shard): expected K/N with 1 ≤ K ≤ N, such as 2/4") }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
             throw ValidationError("--connect-to \(entry): expected HOST:PORT:CONNECT_HOST:CONNECT_PORT")
         }
@@ -98,6 +108,9 @@ struct BuildCommand: AsyncParsableCommand {
         if let report { config.reportPath = report }
         if let depfile { config.depfilePath = depfile }
         if verbose { config.wantsReport = true }
+        if remoteReadOnly { config.cache.remote?.write = false }
+        if noRemote { config.cache.remote = nil }
+        if let shard { config.shard = Shard(parsing: shard) }
         return config
     }
 

@@ -143,7 +143,7 @@ import ImgBakeTestSupport
 
         try FileManager.default.removeItem(atPath: site.cache)
         let quiet = try await runImgbake(args + ["--quiet"])
-        #expect(quiet.stderr.isEmpty && quiet.stdout.isEmpty)
+        #expect(quiet.warnings.isEmpty && quiet.stdout.isEmpty)
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/script")))

@@ -47,6 +47,12 @@ package struct CommandResult {
     package let status: Int32
     package let stdout: String
     package let stderr: String
+
+    /// stderr without the progress lines a build prints every few seconds when it is slow (as on a
+    /// loaded test machine): what a test means by "no warnings".
+    package var warnings: String {
+        stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("imgbake: ") }.joined(separator: "\n")
+    }
 }
 
 /// Runs the real `imgbake` binary.

@@ -25,6 +25,17 @@ extension CacheIndex {
         }
     }
 
+    /// Remembers that `blob` is in the remote cache (its original's row is here, its bytes maybe not).
+    public func putRemoteBlob(_ blob: BlobID) throws {
+        try database.withLock { db in _ = try db.query("INSERT OR IGNORE INTO remote_blobs (blob) VALUES (?)", [.text(blob.hex)]) }
+    }
+
+    public func remoteBlobs() throws -> Set<BlobID> {
+        try database.withLock { db in
+            Set(try db.query("SELECT blob FROM remote_blobs").compactMap { $0[0].string.flatMap(BlobID.init(hex:)) })
+        }
+    }
+
     public func failureCount() throws -> Int {
         try database.withLock { db in try db.query("SELECT COUNT(*) FROM failures").first?.first?.int ?? 0 }
     }
@@ -60,7 +71,7 @@ extension CacheIndex {
     /// more, and write again a file a page still uses; without it those files would stay for ever.
     public func removeEverything() throws {
         try database.withLock { db in
-            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages;")
+            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages; DELETE FROM remote_blobs;")
         }
     }
 

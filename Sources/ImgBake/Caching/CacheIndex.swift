@@ -8,7 +8,7 @@ import Synchronization
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Mutex<Database>
-    static let schemaVersion = 4
+    static let schemaVersion = 5
 
     /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
     /// immutable file and used as it is, and a missing one is an empty index in memory.
@@ -31,6 +31,7 @@ public final class CacheIndex: Sendable {
                 if version < 2 { try Self.migrateToVersion2(db) }
                 if version < 3 { try Self.migrateToVersion3(db) }
                 if version < 4 { try Self.migrateToVersion4(db) }
+                if version < 5 { try Self.migrateToVersion5(db) }
             }
         }
         database = Mutex(db)
@@ -63,6 +64,15 @@ public final class CacheIndex: Sendable {
     /// reading at the same moment leaves it for later.
     func checkpoint() {
         try? database.withLock { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    /// Version 5: blobs of originals whose rows came from a remote cache and whose bytes may still
+    /// be only there (fetched when a transform needs them): not "missing" for `cache verify`.
+    private static func migrateToVersion5(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS remote_blobs (blob TEXT PRIMARY KEY);
+            PRAGMA user_version = 5;
+            """)
     }
 
     /// Runs `body` again while SQLite says another connection holds the lock (up to about 30 s).

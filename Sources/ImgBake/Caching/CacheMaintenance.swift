@@ -65,7 +65,10 @@ public enum CacheMaintenance {
                 try cache.index.removeAll(withBlob: id)
             }
         }
-        for blob in Set(try cache.index.entries().map(\.blob)) where !present.contains(blob) && !report.corrupt.contains(blob) {
+        // An original whose row came from a remote cache may have its bytes only there, by design.
+        let remote = try cache.index.remoteBlobs()
+        for blob in Set(try cache.index.entries().map(\.blob)) where !present.contains(blob) && !report.corrupt.contains(blob)
+            && !remote.contains(blob) {
             report.missing.append(blob)
             try cache.index.removeAll(withBlob: blob)
         }

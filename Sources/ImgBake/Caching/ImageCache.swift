@@ -108,6 +108,24 @@ public final class ImageCache: Sendable {
         })
     }
 
+    /// An original's row (and credits) from the remote cache, without its bytes: they are fetched
+    /// when a transform needs them (`storeBlob`), and a build that finds every variant never does.
+    public func storeRemoteOriginal(_ record: OriginalRecord, credits: Credits, now: Double) async {
+        await store({ index, _ in
+            try index.putRemoteBlob(record.blob)
+            try index.putOriginal(record, now: now)
+            if !credits.isEmpty { try index.putCredits(credits, for: record.blob) }
+        }, else: { kept in
+            kept.originals[record.key] = record
+            kept.credits[record.blob] = credits
+        })
+    }
+
+    /// Bytes fetched from the remote cache (already checked against their hash).
+    public func storeBlob(_ bytes: [UInt8]) async {
+        await store({ _, blobs in try blobs.write(bytes) }, else: { $0.blobs[BlobID(of: bytes)] = bytes })
+    }
+
     /// An original confirmed by a 304: new validators and fetch time.
     public func revalidated(_ record: OriginalRecord, now: Double) async {
         await store({ index, _ in try index.putOriginal(record, now: now) }, else: { $0.originals[record.key] = record })

@@ -22,6 +22,9 @@ public struct Configuration: Sendable {
     public var depfilePath: String?
     /// Collect the report even without `reportPath` (for `--verbose`).
     public var wantsReport = false
+    /// `--shard K/N`: resolve and transform only this shard's images, upload them to the remote cache,
+    /// write no pages and no image files.
+    public var shard: Shard?
     /// The configuration file read, if any (a prerequisite in the depfile).
     public var configurationFile: String?
     /// Larger pages are left as they are, with a warning: parsing HTML takes about 15 times a page's size
@@ -209,6 +212,8 @@ public struct CacheSettings: Sendable {
     public var directory: String
     /// Evict least recently used entries above this many bytes at the end of a build.
     public var maxSize: Int?
+    /// A cache shared by machines (`cache.remote`); nil without one, or with `--no-remote`.
+    public var remote: RemoteSettings?
 
     public init(directory: String) { self.directory = directory }
 }

@@ -192,12 +192,16 @@ struct Reader {
     }
 
     private func applyCache(_ table: [String: TOMLNode], to config: inout Configuration) throws(ConfigurationError) {
+        // `remote` first: the other remote keys refine it, wherever they are written.
+        if let node = table["remote"] { config.cache.remote = try remoteSettings("cache.remote", node) }
         for (key, node) in Self.ordered(table) {
             let name = "cache." + key
             switch key {
             case "dir": config.cache.directory = path(try string(name, node))
             case "max_size": config.cache.maxSize = try size(name, node)
-            default: throw unknown(name, node, known: ["dir", "max_size"])
+            case "remote": continue
+            case _ where RemoteKeys.all.contains(key): try applyRemote(key, node, to: &config.cache)
+            default: throw unknown(name, node, known: ["dir", "max_size", "remote"] + RemoteKeys.all)
             }
         }
     }

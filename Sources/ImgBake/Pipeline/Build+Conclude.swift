@@ -12,6 +12,8 @@ struct Outcome: Sendable {
     /// From finishing: recording use, keeping the cache in budget.
     var diagnostics: [Diagnostic]
     var counters: FetchCounters
+    /// Nil without a remote cache.
+    var remote: RemoteCounters? = nil
 }
 
 extension Build {
@@ -20,8 +22,9 @@ extension Build {
     /// evicted.
     func finish(_ images: ResolvedSet, _ plan: BuildPlan, _ services: BuildServices) async -> [Diagnostic] {
         await services.resolver.finish(images, now: now())
+        await services.remote?.finishUploads()
         await services.cache.sweepTemporaries()
-        var notes: [Diagnostic] = []
+        var notes: [Diagnostic] = services.remote?.diagnostics() ?? []
         if let unstored = services.cache.unstored {
             let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
             let what = services.cache.readOnly != nil ? ": used for reading, nothing stored" : ""
@@ -69,7 +72,7 @@ extension Build {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics, transformer: transformer)
         }
         if let path = config.reportPath, let report = result.report { try ReportFile.write(report, to: path) }
-        if !plan.check, result.exitCode == 0, let target = config.depfilePath {
+        if plan.writesSite, result.exitCode == 0, let target = config.depfilePath {
             try Depfile.write(to: target, prerequisites: prerequisites(outcome))
         }
         return result
@@ -87,6 +90,8 @@ extension Build {
         summary.requests = outcome.counters.requests
         summary.notModified = outcome.counters.notModified
         summary.bytesDownloaded = outcome.counters.bytes
+        summary.remote = outcome.remote
+        summary.shard = outcome.plan.configuration.shard
         summary.seconds = (ContinuousClock.now - outcome.plan.started).seconds
         return summary
     }

@@ -38,7 +38,8 @@ extension Build {
     private func partition(_ pages: [String], previous: [String: PageState], plan: BuildPlan,
                            cache: ImageCache) async -> (unchanged: [PageState], toRead: [String]) {
         let config = plan.configuration
-        guard config.fetch.policy != .refresh else { return ([], pages) }
+        // A shard build writes no pages: it reads them all, whatever an earlier build left.
+        guard config.fetch.policy != .refresh, config.shard == nil else { return ([], pages) }
         var candidates: [PageState] = []
         var toRead: [String] = []
         var existing: [String: Bool] = [:]

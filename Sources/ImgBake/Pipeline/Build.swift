@@ -42,7 +42,7 @@ public struct Build: Sendable {
             let selection = select(scanned, plan)
             var images = await resolve(selection, services)
             var site = SiteChanges()
-            if !plan.check {
+            if plan.writesSite {
                 let rewritten = try await writeImagesAndRewrite(selection, &images, plan, services)
                 site = try writePages(rewritten, selection, pages, inventory, images, plan)
                 site.merge(try await heal(site, plan, services))
@@ -50,7 +50,8 @@ public struct Build: Sendable {
             }
             let used = await finish(images, plan, services)
             return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,
-                                              site: site, diagnostics: used, counters: services.downloader.stats), services.transformer)
+                                              site: site, diagnostics: used, counters: services.downloader.stats,
+                                              remote: services.remote?.stats), services.transformer)
         }
     }
 }

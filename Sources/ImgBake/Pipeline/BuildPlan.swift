@@ -17,7 +17,11 @@ struct BuildPlan: Sendable {
 
     init(_ given: Configuration, now: Double) throws(BuildError) {
         var config = given
-        if config.check { config.fetch.policy = .frozen }
+        if config.check {
+            config.fetch.policy = .frozen
+            config.cache.remote?.write = false
+        }
+        try Self.validateShard(config)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BuildError(.usage, "site folder \(config.site) does not exist")
@@ -58,5 +62,23 @@ struct BuildPlan: Sendable {
         case .off: settings.missingAlt = nil
         }
         return settings
+    }
+
+    /// Pages and image files are written: not for `--check`, not for a `--shard` build.
+    var writesSite: Bool { !check && configuration.shard == nil }
+
+    /// A shard build uploads what it makes for a later assembling build: it needs a remote it may
+    /// write to, and the network.
+    private static func validateShard(_ config: Configuration) throws(BuildError) {
+        guard config.shard != nil else { return }
+        guard let remote = config.cache.remote else {
+            throw BuildError(.usage, "--shard needs a remote cache to upload to (cache.remote in imgbake.toml; not with --no-remote)")
+        }
+        guard remote.write else {
+            throw BuildError(.usage, "--shard uploads what it makes: it excludes --remote-read-only and cache.remote_write = false")
+        }
+        guard !config.fetch.isOffline && !config.check else {
+            throw BuildError(.usage, "--shard needs the network: it excludes --offline, --frozen and --check")
+        }
     }
 }

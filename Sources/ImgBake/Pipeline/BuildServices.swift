@@ -9,7 +9,8 @@ import Synchronization
 /// - inspect: 1, header reads of downloaded originals (so they are stored and released at once
 ///   instead of waiting in memory behind long encodes);
 /// - cache I/O: 2 (`ImageCache.ioThreads`), SQLite and blob files;
-/// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once).
+/// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once);
+/// - remote cache: 1 more, with `cache.remote` (its own libcurl session, uploads in the background).
 /// On the 2-core machines CI runs on that is 6 threads, of which only the transform ones are busy
 /// for long.
 final class BuildServices: Sendable {
@@ -18,6 +19,8 @@ final class BuildServices: Sendable {
     let transformer: Transformer
     let manager: ImageManager
     let resolver: Resolver
+    /// The shared cache (`cache.remote`), unless `--offline` or `--no-remote`.
+    let remote: RemoteCache?
     /// Held while the build uses the cache, so `cache gc` never removes what it uses.
     private let cacheLock: Mutex<CacheLock?>
     /// Held for the whole build: one build at a time writes an output. None for `--check`.
@@ -39,7 +42,7 @@ final class BuildServices: Sendable {
 
     private init(_ plan: BuildPlan, now: @escaping @Sendable () -> Double) async throws(BuildError) {
         let config = plan.configuration
-        outputLock = plan.check ? nil : try await OutputLock(folder: config.outputRoot)
+        outputLock = plan.writesSite ? try await OutputLock(folder: config.outputRoot) : nil
         do { cache = try ImageCache(directory: config.cache.directory) } catch {
             throw BuildError(.failed, "cannot open the cache at \(config.cache.directory): \(error)")
         }
@@ -55,9 +58,19 @@ final class BuildServices: Sendable {
             throw BuildError(.failed, "cannot start libvips: \(error)")
         }
         downloader = Downloader(settings: config.fetch)
+        remote = Self.remote(config, local: cache)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
-                               images: config.images, fetch: config.fetch, site: config.images.local ? config.site : nil, now: now)
-        resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs)
+                               images: config.images, fetch: config.fetch, remote: remote,
+                               site: config.images.local ? config.site : nil, now: now)
+        resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs,
+                            shard: config.shard)
+    }
+
+    /// `--offline` means no network at all: not the remote cache either.
+    private static func remote(_ config: Configuration, local: ImageCache) -> RemoteCache? {
+        guard let settings = config.cache.remote, config.fetch.policy != .offline else { return nil }
+        return RemoteCache(settings: settings, local: local, maxOriginalBytes: config.fetch.maxBytes,
+                           uploadsEverythingUsed: config.shard != nil)
     }
 
     /// Lets `cache gc` (and this build's own size-budget pass) take the cache exclusively.
@@ -73,6 +86,8 @@ final class BuildServices: Sendable {
         await manager.cancelAll()
         await downloader.shutdown()
         await transformer.shutdown()
+        // Uploads read what they send from the cache: they finish first.
+        await remote?.shutdown()
         await cache.shutdown()
         releaseCacheLock()
     }

@@ -20,6 +20,10 @@ public struct BuildSummary: Sendable, Equatable {
     public var notModified = 0
     public var bytesDownloaded = 0
     public var seconds = 0.0
+    /// With a remote cache.
+    public var remote: RemoteCounters?
+    /// `--shard K/N`: `uniqueImages` are this shard's.
+    public var shard: Shard?
 
     public var lines: [String] {
         var lines = [
@@ -31,6 +35,14 @@ public struct BuildSummary: Sendable, Equatable {
             "\(variantsEncoded) variants encoded, \(filesWritten) image files written; \(requests) requests"
                 + (notModified > 0 ? " (\(notModified) not modified)" : "") + ", \(ByteCount.describe(bytesDownloaded)) downloaded",
         ]
+        if let remote {
+            lines.append("remote cache: \(remote.hits) hits, \(remote.misses) misses, \(ByteCount.describe(remote.bytesDown)) down, "
+                + "\(ByteCount.describe(remote.bytesUp)) up (\(remote.uploads) written, \(remote.alreadyThere) already there); "
+                + "\(remote.requests) requests, \(String(format2: remote.seconds)) s")
+        }
+        if let shard {
+            lines.insert("shard \(shard): \(uniqueImages) of the site's images are this shard's; no pages or image files written", at: 0)
+        }
         lines.append("done in \(String(format2: seconds)) s")
         return lines
     }

@@ -16,6 +16,10 @@ public struct BuildReport: Codable, Sendable {
     public var images: [Image]
     public var references: [Reference]
     public var diagnostics: [Message]
+    /// With a remote cache: what it did.
+    public var remote: RemoteCounters?
+    /// `--shard K/N`: images are this shard's only, and no pages were written.
+    public var shard: String?
 
     public struct Totals: Codable, Sendable {
         public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
@@ -148,6 +152,12 @@ struct ReportBuilder {
     mutating func finish(summary: BuildSummary, counters: FetchCounters, diagnostics: [Diagnostic]) {
         let s = summary
         report.seconds = s.seconds
+        report.remote = s.remote.map { remote in
+            var rounded = remote
+            rounded.seconds = (remote.seconds * 1000).rounded() / 1000
+            return rounded
+        }
+        report.shard = s.shard?.description
         report.totals.pages = s.pagesScanned + s.pagesUnchanged
         report.totals.pagesRewritten = s.pagesWritten
         report.totals.pagesUnchanged = s.pagesUnchanged

@@ -17,6 +17,7 @@ extension ImageManager {
             do { record = try await cache.original(key) } catch {
                 notes.append("cache index unreadable (\(error)); fetching")
             }
+            if record == nil { record = await remoteOriginal(key) }
         }
         if let record {
             let credits = await cache.credits(of: record.blob)
@@ -30,6 +31,7 @@ extension ImageManager {
                 refreshed.validators = merged(record.validators, validators)
                 refreshed.fetchedAt = now()
                 await cache.revalidated(refreshed, now: now())
+                writeBack(refreshed, credits: credits ?? Credits())
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
                 return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
@@ -87,6 +89,8 @@ extension ImageManager {
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
             await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
+            // Files of the site are not uploaded: every machine building it has them.
+            if origin == .downloaded { writeBack(record, credits: inspection.credits) }
             return .available(record, origin: origin, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)

@@ -9,6 +9,7 @@ extension ImageManager {
         }
         switch await variantSet(record, request: key.request) {
         case .success(let made):
+            writeBackUsed(record, made, origin: origin, credits: credits)
             return .resolved(image(record, url: url, made, origin: origin, credits: credits), notes: notes)
         case .failure(.originalDamaged(let why)):
             // Made again from a fresh download; the repair is reported with the image.
@@ -61,14 +62,16 @@ extension ImageManager {
     nonisolated func variantSet(_ record: OriginalRecord, request: VariantRequest) async -> Result<MadeVariants, VariantSetError> {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         if record.format == .svg {
+            await localiseOriginal(record)
             return await svgVariant(record)
         }
         let specs = plan.specs(for: source, request: request)
         let keys = specs.map { $0.key(original: record.blob) }
         let kind = placeholder
         // A row whose blob file vanished or changed size is a miss.
-        let (stored, storedPlaceholder) = (try? await cache.storedVariants(keys, placeholder: kind == .none ? nil : kind.rawValue,
-                                                                           of: record.blob)) ?? ([:], nil)
+        let local = (try? await cache.storedVariants(keys, placeholder: kind == .none ? nil : kind.rawValue, of: record.blob)) ?? ([:], nil)
+        let (stored, storedPlaceholder) = await withRemoteVariants(local, keys, placeholder: kind == .none ? nil : kind.rawValue,
+                                                                   of: record.blob)
         let missing = specs.filter { stored[$0.key(original: record.blob)] == nil }
         let needsPlaceholder = kind != .none && storedPlaceholder == nil
         var records = specs.compactMap { stored[$0.key(original: record.blob)] }
@@ -76,6 +79,7 @@ extension ImageManager {
         var placeholderValue = storedPlaceholder
 
         if !missing.isEmpty || needsPlaceholder {
+            await localiseOriginal(record)
             let job = TransformJob(specs: missing, placeholder: needsPlaceholder ? kind : .none)
             let cache = self.cache
             let output: TransformOutput
@@ -103,8 +107,10 @@ extension ImageManager {
                  bytes: dropped ? nil : variant.bytes)
             }
             // What the cache cannot store (read-only, full disk) it keeps for this build.
-            records += await cache.storeVariants(rows, of: record.blob,
-                                                 placeholder: output.placeholder.map { (kind.rawValue, $0) }, now: now())
+            let newPlaceholder = output.placeholder.map { (kind: kind.rawValue, value: $0) }
+            let storedRows = await cache.storeVariants(rows, of: record.blob, placeholder: newPlaceholder, now: now())
+            writeBack(storedRows, of: record.blob, placeholder: newPlaceholder)
+            records += storedRows
             encodedCount = made.count
             placeholderValue = output.placeholder ?? placeholderValue
         }

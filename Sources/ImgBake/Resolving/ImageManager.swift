@@ -22,6 +22,8 @@ public actor ImageManager {
     let svgPolicy: SVGPolicy
     /// The site folder, for local images (nil: none are read).
     let site: LocalFiles?
+    /// The shared cache of other machines, asked after the local one (nil without one).
+    let remote: RemoteCache?
     /// Unix seconds; injectable so tests can move time.
     let now: @Sendable () -> Double
 
@@ -38,8 +40,10 @@ public actor ImageManager {
     public private(set) var loadsStarted = 0
 
     public init(cache: ImageCache, downloader: Downloader, transformer: Transformer, images: ImageSettings,
-                fetch: FetchSettings, memoryLimit: Int = 64 << 20, site: String? = nil, now: @escaping @Sendable () -> Double) {
+                fetch: FetchSettings, remote: RemoteCache? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
+                now: @escaping @Sendable () -> Double) {
         self.cache = cache
+        self.remote = remote
         self.downloader = downloader
         self.transformer = transformer
         self.plan = VariantPlan(settings: images)

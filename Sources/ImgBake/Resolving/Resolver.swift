@@ -6,6 +6,8 @@ struct Resolver: Sendable {
     let cache: ImageCache
     let manager: ImageManager
     let inFlightLimit: Int
+    /// `--shard K/N`: only the images whose key falls in this shard are resolved.
+    var shard: Shard? = nil
 
     /// Resolves every unique image once, with the union of what its references ask for (so each
     /// source is decoded at most once).
@@ -23,7 +25,8 @@ struct Resolver: Sendable {
             if let current = set.representative[key], current <= url { continue }
             set.representative[key] = url
         }
-        let work = set.representative.sorted { $0.key < $1.key }.map { ($0.key, $0.value, set.requests[$0.key]!) }
+        let work = set.representative.sorted { $0.key < $1.key }.filter { shard?.includes($0.key) ?? true }
+            .map { ($0.key, $0.value, set.requests[$0.key]!) }
         observe(0, work.count)
         let manager = self.manager
         await withTaskGroup(of: (OriginalKey, Resolution).self) { group in

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""An S3-compatible server for imgbake's remote-cache tests and benchmark: moto's server (PyPI `moto[server]`)
+on loopback, with request authentication ON, so that AWS Signature V4 signatures are checked.
+
+    python3 Tests/Support/s3server.py [--port 0] [--bucket cache] [--watch-parent]
+
+Prints one line once it is ready:  READY <port> <access key id> <secret access key>
+The credentials are made by moto's IAM for this run (a user with an allow-all policy); requests signed
+with anything else get 403 (SignatureDoesNotMatch / InvalidAccessKeyId). moto checks the signature, not
+the x-amz-content-sha256 payload hash (real S3 checks both).
+
+moto turns authentication on after INITIAL_NO_AUTH_ACTION_COUNT unauthenticated actions; the four set-up
+calls below (create user, create key, attach policy, create bucket) are those.
+"""
+import argparse, json, logging, os, socket, time
+
+SETUP_ACTIONS = 4
+os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = str(SETUP_ACTIONS)
+os.environ.setdefault("MOTO_ALLOW_NONEXISTENT_REGION", "true")
+
+import boto3  # noqa: E402  (after the environment moto reads at import)
+from moto.server import ThreadedMotoServer  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--bucket", default="cache")
+    ap.add_argument("--watch-parent", action="store_true", help="exit when the parent process ends")
+    a = ap.parse_args()
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the test's stderr
+    port = a.port or free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    anonymous = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+    iam = boto3.client("iam", **anonymous)
+    iam.create_user(UserName="imgbake-ci")
+    key = iam.create_access_key(UserName="imgbake-ci")["AccessKey"]
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    iam.put_user_policy(UserName="imgbake-ci", PolicyName="all", PolicyDocument=json.dumps(policy))
+    boto3.client("s3", **anonymous).create_bucket(Bucket=a.bucket)
+    print(f"READY {port} {key['AccessKeyId']} {key['SecretAccessKey']}", flush=True)
+
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if a.watch_parent and os.getppid() != parent:
+            server.stop()
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+import Curl
+import Foundation
+import Testing
+@testable import ImgBake
+import ImgBakeTestSupport
+
+/// The remote cache's parts that need no server: shards, locations and keys in `imgbake.toml`, how
+/// requests are addressed, signed and authorised, and what a record must be to be used.
+@Suite struct RemoteCacheUnitTests {
+    // MARK: Shards
+
+    @Test func shardsAreBalancedDisjointAndStable() {
+        let keys = (0..<10_000).map { OriginalKey("https://images.example.com/photos/\($0).jpg") }
+        var sizes = [Int](repeating: 0, count: 4)
+        for key in keys {
+            let owners = (1...4).filter { Shard(index: $0, count: 4)!.includes(key) }
+            #expect(owners.count == 1)
+            sizes[owners[0] - 1] += 1
+        }
+        #expect(sizes.allSatisfy { abs($0 - 2500) < 150 }, "\(sizes)")
+        // The same key falls in the same shard on every machine and in every version: 1 + (the first
+        // 8 bytes of its SHA-256, big-endian) mod N, here computed independently with Python's hashlib.
+        #expect(Shard.of(OriginalKey("https://images.example.com/photos/1.jpg"), count: 1000) == 966)
+        #expect(Shard(index: 1, count: 1)!.includes(OriginalKey("anything")))
+    }
+
+    @Test func shardTextIsKOverNWithKFromOne() {
+        #expect(Shard(parsing: "2/4") == Shard(index: 2, count: 4))
+        for bad in ["0/4", "5/4", "1/0", "2", "a/b", "1/2/3", "-1/2", ""] { #expect(Shard(parsing: bad) == nil, "\(bad)") }
+    }
+
+    // MARK: Locations and configuration
+
+    @Test func remoteLocationsParse() throws {
+        #expect(try RemoteLocation.parse("s3://my-bucket/site/images/").get() == .s3(bucket: "my-bucket", prefix: "site/images"))
+        #expect(try RemoteLocation.parse("s3://my-bucket").get() == .s3(bucket: "my-bucket", prefix: ""))
+        #expect(try RemoteLocation.parse("https://Cache.Example.com:8443/imgbake/").get() == .http(base: "https://cache.example.com:8443/imgbake"))
+        for (bad, why) in [("ftp://x/y", "expected s3://"), ("s3://B/x", "not an S3 bucket name"),
+                           ("https://user:secret@cache.example.com/x", "IMGBAKE_REMOTE_TOKEN"), ("https://c.example.com/x?y=1", "no query"),
+                           ("s3://bucket/a b", "key prefix")] {
+            guard case .failure(let error) = RemoteLocation.parse(bad) else { Issue.record("\(bad) parsed"); continue }
+            #expect(error.description.contains(why), "\(bad): \(error)")
+            #expect(!error.description.contains("secret"))
+        }
+    }
+
+    func load(_ text: String) throws(ConfigurationError) -> Configuration {
+        let folder = TemporaryFolder()
+        folder.write("imgbake.toml", text)
+        var config = Configuration(site: folder.path, cacheDirectory: "/default-cache")
+        try ConfigurationFile.load(folder.path + "/imgbake.toml", into: &config)
+        return config
+    }
+
+    @Test func remoteKeysRefineTheRemoteWhereverTheyAreWritten() throws {
+        let config = try load("""
+        [cache]
+        remote_region = "eu-west-1"
+        remote = "s3://imgbake-cache/site"
+        remote_endpoint = "http://127.0.0.1:9000/"
+        remote_path_style = true
+        remote_write = false
+        remote_timeout = "20s"
+        """)
+        var expected = RemoteSettings(location: .s3(bucket: "imgbake-cache", prefix: "site"))
+        expected.region = "eu-west-1"
+        expected.endpoint = "http://127.0.0.1:9000"
+        expected.pathStyle = true
+        expected.write = false
+        expected.timeout = .seconds(20)
+        #expect(config.cache.remote == expected)
+    }
+
+    @Test(arguments: [
+        ("[cache]\nremote_write = false\n", 2, "cache.remote_write: needs cache.remote"),
+        ("[cache]\nremote = \"https://c.example.com/x\"\nremote_region = \"us-east-1\"\n", 3, "cache.remote_region: only for an s3:// remote"),
+        ("[cache]\n\nremote = \"gopher://x\"\n", 3, "cache.remote: expected s3://bucket/prefix"),
+        ("[cache]\nremote = \"s3://bucket\"\nremote_endpoint = \"127.0.0.1:9000\"\n", 3, "cache.remote_endpoint: expected http(s)://host[:port]"),
+        ("[cache]\nremote = \"s3://bucket\"\nremote_timeout = \"0s\"\n", 3, "cache.remote_timeout: must be at least 1s"),
+        ("[cache]\nremote = \"s3://bucket\"\nremote_pathstyle = true\n", 3, "cache.remote_pathstyle: unknown key (did you mean remote_path_style?)"),
+    ])
+    func badRemoteKeysNameTheLineAndKey(text: String, line: Int, message: String) {
+        #expect(throws: ConfigurationError.self) { try load(text) }
+        do { _ = try load(text) } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
+    // MARK: Requests
+
+    func store(_ location: RemoteLocation, endpoint: String? = nil, pathStyle: Bool = false,
+               environment: [String: String]) -> RemoteStore {
+        var settings = RemoteSettings(location: location)
+        settings.endpoint = endpoint
+        settings.pathStyle = pathStyle
+        return RemoteStore(settings: settings, credentials: RemoteCredentials(for: location, environment: environment),
+                           environment: environment, maxBlobBytes: 1 << 20)
+    }
+
+    @Test func s3ObjectsAreAddressedPathStyleOrVirtualHosted() {
+        let s3 = RemoteLocation.s3(bucket: "bkt", prefix: "p/q")
+        #expect(store(s3, environment: ["AWS_REGION": "eu-central-1"]).url(of: "cas/ab") == "https://bkt.s3.eu-central-1.amazonaws.com/p/q/cas/ab")
+        #expect(store(s3, endpoint: "http://127.0.0.1:9000", pathStyle: true, environment: [:]).url(of: "cas/ab") == "http://127.0.0.1:9000/bkt/p/q/cas/ab")
+        #expect(store(.s3(bucket: "bkt", prefix: ""), endpoint: "https://r2.example.com", environment: [:]).url(of: "ac/v1/x") == "https://bkt.r2.example.com/ac/v1/x")
+        #expect(store(.http(base: "https://c.example.com/imgbake"), environment: [:]).url(of: "cas/ab") == "https://c.example.com/imgbake/cas/ab")
+    }
+
+    @Test func s3RequestsAreSignedWithThePayloadHashAndTheSessionToken() {
+        let environment = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "AWS_SESSION_TOKEN": "FQoGZX", "AWS_DEFAULT_REGION": "ap-south-1"]
+        let put = store(.s3(bucket: "bkt", prefix: ""), environment: environment).request(.put, "cas/x", body: Array("hello".utf8), limit: 10)
+        #expect(put.awsSigV4 == "aws:amz:ap-south-1:s3" && put.credentials == "AKIDEXAMPLE:wJalrXUtnFEMI" && put.method == .put)
+        #expect(put.headers.contains("x-amz-content-sha256: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"))
+        #expect(put.headers.contains("x-amz-security-token: FQoGZX"))
+        let get = store(.s3(bucket: "bkt", prefix: ""), environment: environment).request(.get, "cas/x", body: [], limit: 10)
+        #expect(get.headers.contains("x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))
+        #expect(get.maxRedirects == 0, "a remote cache is not followed elsewhere")
+        let anonymous = store(.s3(bucket: "bkt", prefix: ""), environment: [:]).request(.get, "cas/x", body: [], limit: 10)
+        #expect(anonymous.awsSigV4 == nil && anonymous.credentials == nil)
+    }
+
+    @Test func httpRequestsCarryTheTokenAsBearerOrBasic() {
+        let http = RemoteLocation.http(base: "https://c.example.com")
+        #expect(store(http, environment: ["IMGBAKE_REMOTE_TOKEN": "s3cr3t"]).request(.head, "cas/x", body: [], limit: 0)
+            .headers == ["Authorization: Bearer s3cr3t"])
+        let basic = store(http, environment: ["IMGBAKE_REMOTE_TOKEN": "ci:pa55"]).request(.head, "cas/x", body: [], limit: 0)
+        #expect(basic.credentials == "ci:pa55" && basic.headers.isEmpty && basic.awsSigV4 == nil)
+        #expect(store(http, environment: ["AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"]).request(.get, "x", body: [], limit: 0).credentials == nil,
+                "AWS keys are for S3 remotes only")
+    }
+
+    @Test func credentialsDescribeTheirKindNeverTheirValue() {
+        let environment = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI", "IMGBAKE_REMOTE_TOKEN": "tk-91xq"]
+        for location in [RemoteLocation.s3(bucket: "bkt", prefix: ""), .http(base: "https://c.example.com")] {
+            let text = "\(RemoteCredentials(for: location, environment: environment))"
+            for secret in environment.values { #expect(!text.contains(secret), "\(text)") }
+        }
+    }
+
+    // MARK: Records
+
+    static let original = OriginalRecord(key: OriginalKey("https://images.example.com/a.jpg"), url: "https://images.example.com/a.jpg",
+                                         blob: BlobID(of: [1, 2, 3]), format: .jpeg, width: 640, height: 480, pages: 1, bytes: 3,
+                                         validators: Validators(etag: "\"e\"", cacheControl: "max-age=60"), fetchedAt: 1_700_000_000)
+
+    @Test func originalRecordsRoundTripAndAreCheckedAgainstTheKeyAskedFor() throws {
+        let credits = Credits(copyright: "© A", artist: "B")
+        let bytes = RemoteJSON.encode(RemoteOriginalEntry(Self.original, credits: credits))
+        let entry = try #require(RemoteJSON.decode(RemoteOriginalEntry.self, bytes))
+        let (record, readCredits) = try entry.record(for: Self.original.key, maxBytes: 100).get()
+        #expect(record == Self.original && readCredits == credits)
+        #expect(throws: RemoteRecordError.self) { try entry.record(for: OriginalKey("https://images.example.com/b.jpg"), maxBytes: 100).get() }
+        var tampered = entry
+        tampered.bytes = 1 << 40
+        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
+        tampered = entry
+        tampered.blob = "../../etc/passwd"
+        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
+        tampered = entry
+        tampered.version = 2
+        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
+    }
+
+    @Test func variantRecordsMustBeForTheVariantAndOriginalAskedFor() throws {
+        let key = VariantKey(hex: String(repeating: "a", count: 64))
+        let row = VariantRecord(key: key, originalBlob: Self.original.blob, spec: "w=64;f=webp", blob: BlobID(of: [9]),
+                                format: .webp, width: 64, height: 48, bytes: 1)
+        let entry = try #require(RemoteJSON.decode(RemoteVariantEntry.self, RemoteJSON.encode(RemoteVariantEntry(row))))
+        #expect(try entry.record(for: key, of: Self.original.blob).get() == row)
+        #expect(throws: RemoteRecordError.self) { try entry.record(for: key, of: BlobID(of: [7])).get() }
+        #expect(throws: RemoteRecordError.self) { try entry.record(for: VariantKey(hex: String(repeating: "b", count: 64)), of: Self.original.blob).get() }
+        var dropped = row
+        dropped.blob = nil
+        #expect(try RemoteVariantEntry(dropped).record(for: key, of: Self.original.blob).get().blob == nil)
+    }
+
+    @Test func objectPathsAreContentAddressedAndVersioned() {
+        #expect(RemotePath.blob(BlobID(of: [1])) == "cas/" + BlobID(of: [1]).hex)
+        #expect(RemotePath.original(OriginalKey("https://x.test/a.jpg")) == "ac/v1/original/" + BlobID(of: Array("https://x.test/a.jpg".utf8)).hex)
+        #expect(RemotePath.variant(VariantKey(hex: "ab")) == "ac/v1/variant/ab")
+        #expect(RemotePath.placeholder("lqip", of: BlobID(of: [1])) != RemotePath.placeholder("color", of: BlobID(of: [1])))
+    }
+}
