@@ -4,9 +4,20 @@ public final class ImageBuffer: @unchecked Sendable {
     // Immutable after init, so sharing across threads is safe; the class exists only to own memory.
     let storage: UnsafeMutableRawBufferPointer
 
+    /// Copies `bytes`. Contiguous collections (`[UInt8]`, `ArraySlice`, `Data`…) are copied with one
+    /// `memcpy`: the generic element-by-element path of the standard library is not specialised
+    /// across modules and cost about 500 instructions per byte (measured with callgrind: 24.7 G
+    /// instructions for 49 MB of originals, 15 % of a cold build's CPU samples).
     public init(_ bytes: some Collection<UInt8>) {
-        storage = .allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
+            storage.copyMemory(from: UnsafeRawBufferPointer(source))
+            return true
+        }
+        if copied == nil {
+            _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        }
+        self.storage = storage
         count = bytes.count
     }
 
@@ -18,6 +29,11 @@ public final class ImageBuffer: @unchecked Sendable {
     }
 
     var baseAddress: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress!) }
+
+    /// The bytes, read-only, for the duration of `body`.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage.baseAddress, count: count))
+    }
 
     deinit { storage.deallocate() }
 }
