@@ -46,7 +46,11 @@ public final class BlockingPool: Sendable {
 private final class JobQueue: @unchecked Sendable {
     // All mutable state is guarded by `condition`.
     private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
+    /// A taken job's slot is emptied at once: a job's closure holds what it captured (an original's
+    /// bytes, encoded variants), which must not outlive the job. (Slots used to be kept until 1,024
+    /// jobs had run, so a build of 100 images kept every original's bytes and every variant until
+    /// the end: the bench's cold build peaked at 606 MiB instead of 256 MiB.)
+    private var jobs: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var closed = false
     private var running: Int
@@ -83,7 +87,8 @@ private final class JobQueue: @unchecked Sendable {
                 for joiner in waiting { joiner.resume() }
                 return
             }
-            let job = jobs[head]
+            let job = jobs[head]!
+            jobs[head] = nil
             head += 1
             if head > 1024 && head * 2 > jobs.count {
                 jobs.removeFirst(head)
