@@ -30,10 +30,5 @@ public final class ImageBuffer: @unchecked Sendable {
 
     var baseAddress: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress!) }
 
-    /// The bytes, read-only, for the duration of `body`.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage.baseAddress, count: count))
-    }
-
     deinit { storage.deallocate() }
 }

@@ -21,7 +21,10 @@ import ImgBakeTestSupport
     }
 
     static func transform(_ fixture: String, settings: ImageSettings = ImageSettings()) async throws -> [EncodedVariant] {
-        let bytes = Paths.fixture(fixture)
+        try await transform(bytes: Paths.fixture(fixture), settings: settings)
+    }
+
+    static func transform(bytes: [UInt8], settings: ImageSettings = ImageSettings()) async throws -> [EncodedVariant] {
         let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
         let plan = VariantPlan(settings: settings)
         return try await transformer.variants(of: ImageBuffer(bytes), format: ImageFormat.sniff(bytes)!) { plan.specs(for: $0) }.1

@@ -188,6 +188,15 @@ public final class Transformer: Sendable {
         }
         var resized: [Int: VipsImage] = [base.width: base]
         var encoded: [EncodedVariant] = []
+        // At the source's own width and format, the source itself (metadata removed) when it needs no
+        // pixel change and is smaller than the re-encode: an output is never larger than its source.
+        let passthroughAllowed = !animated && info.pages == 1 && inspection.upright && !inspection.needsColourManagement
+        var passthrough: [UInt8]??
+        func source(for spec: VariantSpec) -> [UInt8]? {
+            guard passthroughAllowed, spec.format == info.format, spec.width == info.width, spec.keepMetadata.isEmpty else { return nil }
+            if passthrough == nil { passthrough = .some(bytes.withUnsafeBytes { SourcePassthrough.stripped($0, format: info.format) }) }
+            return passthrough!
+        }
         for spec in job.specs.sorted(by: { $0.width > $1.width }) {
             do throws(VipsError) {
                 let image: VipsImage
@@ -197,7 +206,8 @@ public final class Transformer: Sendable {
                     image = try (animated ? base.animationResized(width: spec.width) : base.resized(width: spec.width)).materialized()
                 }
                 resized[spec.width] = image
-                let output = try Metadata.encode(image, spec: spec, credits: inspection.credits)
+                var output = try Metadata.encode(image, spec: spec, credits: inspection.credits)
+                if let original = source(for: spec), original.count <= output.count, image.width == info.width { output = original }
                 let frames = max(1, image.pages)
                 encoded.append(EncodedVariant(spec: spec, bytes: output, width: image.width,
                                               height: frames > 1 ? image.pageHeight : image.height))

@@ -18,7 +18,7 @@ public struct VariantSpec: Hashable, Sendable {
     }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec.
-    static let encoderRevision = 4
+    static let encoderRevision = 5
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
