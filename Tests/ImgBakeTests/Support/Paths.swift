@@ -17,7 +17,12 @@ enum Paths {
     static func fixture(_ path: String) -> [UInt8] {
         [UInt8](FileManager.default.contents(atPath: fixtures + "/" + path)!)
     }
-    static var binary: String { root + "/.build/debug/imgbake" }
+    /// The `imgbake` built together with these tests: it sits next to the test bundle, whichever the
+    /// scratch path (`.build`, `.build-asan`, ...) and configuration.
+    static let binary: String = {
+        let bundle = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return bundle.deletingLastPathComponent().appendingPathComponent("imgbake").path
+    }()
 
     /// The raster images in Examples/images (the SVG aside).
     static let exampleImages = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
