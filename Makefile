@@ -6,7 +6,7 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
         openssl curl make
 
-.PHONY: all deps build release demo test clean
+.PHONY: all deps build release demo test fuzz clean
 all: build
 
 deps:
@@ -31,5 +31,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) sh Tests/Fuzz/fuzz.sh
+
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz out
