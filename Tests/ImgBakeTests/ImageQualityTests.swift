@@ -59,7 +59,7 @@ import Vips
     }
 
     @Test func theFixtureCarriesEverything() throws {
-        let summary = try #require(ExifReader.read(Paths.fixture("metadata/camera.jpg").withUnsafeBytes { UnsafeRawBufferPointer($0) }))
+        let summary = try #require(Paths.fixture("metadata/camera.jpg").withUnsafeBytes { ExifReader.read($0) })
         #expect(summary.hasGPS && summary.hasSerialNumber && summary.hasMakerNote)
         #expect(summary.copyright == "(c) 2026 Jane Doe" && summary.artist == "Jane Doe" && summary.captureDate == "2026:05:04 10:20:30")
     }
