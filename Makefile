@@ -8,7 +8,7 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
 MOTO := moto[server]>=5,<6
 
-.PHONY: all deps build release demo test clean
+.PHONY: all deps build release demo test fuzz sanitize clean
 all: build
 
 deps:
@@ -35,5 +35,24 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) sh Tests/Fuzz/fuzz.sh
+
+# The test suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer, each in its own
+# scratch path; the imgbake binaries the tests start are built the same way. Options and suppressions,
+# each with its reason: Tests/Sanitizers (docs/FUZZING.md).
+SANITIZERS := $(CURDIR)/Tests/Sanitizers
+sanitize: deps
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	IMGBAKE_SANITIZER=address SWIFT_BACKTRACE=enable=no \
+	ASAN_OPTIONS=suppressions=$(SANITIZERS)/asan.supp LSAN_OPTIONS=suppressions=$(SANITIZERS)/lsan.supp \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	IMGBAKE_SANITIZER=thread SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=suppressions=$(SANITIZERS)/tsan.supp \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz .build-asan .build-tsan out

@@ -65,3 +65,15 @@ let package = Package(
                     path: "Tests/EndToEndTests"),
     ]
 )
+
+// libFuzzer targets (`make fuzz`, docs/FUZZING.md): `fuzz-<name>` checks `FuzzTarget.<name>`'s properties;
+// Tests/Fuzz/<name>/seeds is its seed corpus, tokens.dict its dictionary. CLibFuzzer only declares
+// libFuzzer's driver, which -sanitize=fuzzer links in.
+package.targets += [
+    .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+    .target(name: "FuzzDriver", dependencies: ["ImgBake", "CLibFuzzer"], path: "Tests/Fuzz/Driver"),
+]
+for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite"] {
+    package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/\(name)",
+                                             exclude: ["seeds", "tokens.dict"]))
+}

@@ -51,7 +51,8 @@ package struct CommandResult {
     /// stderr without the progress lines a build prints every few seconds when it is slow (as on a
     /// loaded test machine): what a test means by "no warnings".
     package var warnings: String {
-        stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("imgbake: ") }.joined(separator: "\n")
+        stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { $0.wholeMatch(of: /imgbake: \d+\/\d+ pages.*/) == nil }.joined(separator: "\n")
     }
 }
 

@@ -69,6 +69,25 @@ import ImgBakeTestSupport
         #expect(try TOMLParser.parse([0xEF, 0xBB, 0xBF] + Array("a = 1\n".utf8))["a"]?.value == .integer(1))
     }
 
+    /// Found by fuzzing: 10,000 `[` overflowed the stack (reading, converting and freeing recurse per level).
+    @Test(arguments: [
+        ("a = " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n", 1),
+        ("a = " + String(repeating: "{b=", count: 10_000) + "1" + String(repeating: "}", count: 10_000) + "\n", 1),
+        ("x = 1\n[" + Array(repeating: "a", count: 10_000).joined(separator: ".") + "]\n", 2),
+        ("[t]\n" + Array(repeating: "a", count: 10_000).joined(separator: ".") + " = 1\n", 2),
+    ])
+    func deepNestingIsAnError(text: String, line: Int) {
+        #expect(throws: TOMLError(line: line, message: "nested more than 100 levels deep")) { try TOMLParser.parse(text) }
+    }
+
+    @Test func nestingUpToTheLimitReads() throws {
+        let depth = TOMLParser.maximumDepth
+        let array = try TOMLParser.parse("a = " + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1))
+        #expect(array["a"] != nil)
+        let table = try TOMLParser.parse("[" + Array(repeating: "t", count: depth - 1).joined(separator: ".") + "]\nb = 1\n")
+        #expect(table["t"] != nil)
+    }
+
     @Test func datesAndTimes() throws {
         let root = try TOMLParser.parse("""
         offset = 1979-05-27T00:32:00.999999-07:00

@@ -115,4 +115,29 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
     @Test func localImagesAreNotReferences() {
         #expect(scanMarkdown("![a](/img/a.jpg) ![b](b.png)").refs.isEmpty)
     }
+
+    /// Found by fuzzing: an image in another's description is alt text (spec example 574), so only the
+    /// outer one is a reference. Both were, and with `markdown = "html"` their nested spans made the
+    /// rewrite give up on the page ("overlapping edits").
+    @Test func anImageInAnImagesDescriptionIsAltText() throws {
+        let markdown = "![foo ![bar](https://a.test/bar.png)](https://a.test/foo.png)\n"
+        let (refs, scan) = scanMarkdown(markdown)
+        #expect(refs.map(\.url) == ["https://a.test/foo.png"])
+        #expect(scan.markdownImages.map(\.written) == ["https://a.test/foo.png"])
+        #expect(scan.markdownImages.first?.alt == "foo bar")
+
+        var offline = OfflineRewrite()
+        offline.output.markdown = .html
+        let rewrite = try offline.rewrite(scan)
+        #expect(rewrite.diagnostics.isEmpty)
+        #expect(String(decoding: rewrite.bytes ?? [], as: UTF8.self).contains(#"alt="foo bar""#))
+    }
+
+    /// Each nested image was located by reading its whole span and alt text again: 10,000 deep took
+    /// minutes. Only the outermost is located now.
+    @Test func deeplyNestedImagesAreOneImage() {
+        let markdown = String(repeating: "![", count: 2000) + "x" + String(repeating: "](https://a.test/i.png)", count: 2000)
+        let (refs, scan) = scanMarkdown(markdown)
+        #expect(refs.count == 1 && scan.markdownImages.count == 1)
+    }
 }

@@ -51,6 +51,11 @@ struct TOMLParser {
     private let lineStarts: [Int]
     /// Counts table headers: a table made by dotted keys may be extended by dotted keys under the same header only.
     private var section = 0
+    /// Tables and arrays between the root and the value being read: headers, dotted keys, nesting.
+    private var depth = 0
+    /// How deep values may be. Reading, converting and freeing a value recurse once per level, so a
+    /// document of 10,000 `[` overflowed the stack; configuration needs three levels.
+    static let maximumDepth = 100
 
     private init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -94,6 +99,8 @@ struct TOMLParser {
                 position += isArray ? 2 : 1
                 skipSpaces()
                 let path = try key()
+                depth = 0
+                try deepen(by: path.count + (isArray ? 1 : 0), at: start)
                 skipSpaces()
                 try expect(isArray ? "]]" : "]")
                 current = isArray ? try appendTable(path, to: root, at: start) : try defineTable(path, in: root, at: start)
@@ -244,11 +251,20 @@ struct TOMLParser {
 
     private mutating func keyValue() throws(TOMLError) -> ([String], TOMLNode) {
         let keyLine = line(at: position)
+        let start = position
         let path = try key()
         skipSpaces()
         try expect("=")
         skipSpaces()
+        let outer = depth
+        defer { depth = outer }
+        try deepen(by: path.count, at: start)
         return (path, TOMLNode(value: try value(), line: keyLine))
+    }
+
+    private mutating func deepen(by levels: Int, at start: Int) throws(TOMLError) {
+        depth += levels
+        guard depth <= Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep", at: start) }
     }
 
     // MARK: Values
@@ -324,6 +340,9 @@ struct TOMLParser {
     private mutating func array() throws(TOMLError) -> TOMLValue {
         let start = position
         advance() // [
+        let outer = depth
+        defer { depth = outer }
+        try deepen(by: 1, at: start)
         var items: [TOMLNode] = []
         while true {
             try skipBlankLines()

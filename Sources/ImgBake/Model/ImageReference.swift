@@ -143,7 +143,7 @@ public struct PageScan: Sendable {
     /// The page's `<base href>` when it is remote: relative references resolve against it, and so
     /// would a local `/_img/...` one.
     public var remoteBase: (url: RemoteURL, location: SourceLocation)?
-    /// Markdown only: every image node in document order.
+    /// Markdown only: every image node in document order (but those in another image's description).
     public var markdownImages: [MarkdownImageSlot] = []
 }
 

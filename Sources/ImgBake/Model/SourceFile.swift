@@ -10,14 +10,26 @@ public struct SourceFile: Sendable {
     public var bytes: [UInt8]
     /// Byte offset at which each line starts.
     private let lineStarts: [Int]
+    /// Characters (UTF-8 lead bytes) before every `block`-th byte, so that a column is counted from
+    /// the nearest of them rather than from the start of its line: a minified page is one line, and
+    /// counting from there for each of its images took time in images × page size.
+    private let charactersBefore: [Int]
+    private static let block = 1024
 
     public init(path: String, kind: Kind, bytes: [UInt8]) {
         self.path = path
         self.kind = kind
         self.bytes = bytes
         var starts = [0]
-        for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+        var counts: [Int] = []
+        var characters = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset % Self.block == 0 { counts.append(characters) }
+            if byte & 0xC0 != 0x80 { characters += 1 }
+            if byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+        }
         lineStarts = starts
+        charactersBefore = counts
     }
 
     /// Kind by file extension (`.html`, `.htm`, `.md`, `.markdown`), nil for anything else.
@@ -32,9 +44,15 @@ public struct SourceFile: Sendable {
     public func location(ofByte offset: Int) -> SourceLocation {
         let line = lineIndex(ofByte: offset)
         let start = lineStarts[line]
-        let prefix = bytes[start..<min(max(offset, start), bytes.count)]
-        let column = prefix.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 } + 1
+        let column = characters(before: min(max(offset, start), bytes.count)) - characters(before: start) + 1
         return SourceLocation(file: path, line: line + 1, column: column)
+    }
+
+    /// Characters in `bytes[..<offset]`.
+    private func characters(before offset: Int) -> Int {
+        guard !charactersBefore.isEmpty else { return 0 }
+        let block = min(offset / Self.block, charactersBefore.count - 1)
+        return bytes[block * Self.block..<offset].reduce(charactersBefore[block]) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
     }
 
     /// Byte offset of a 1-based line and 1-based byte column (cmark's positions), clamped to the file.

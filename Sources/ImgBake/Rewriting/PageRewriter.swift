@@ -126,7 +126,8 @@ public struct PageRewriter: Sendable {
 /// HTML must now have the URL the rewrite meant to give it (and every other image its old one).
 enum MarkdownCheck {
     static func verify(_ scan: PageScan, rewritten: [UInt8], written: [Int: String], converted: Set<Int>) -> String? {
-        let images = rewritten.withUnsafeBytes { MarkdownParser.parse($0) }.filter { $0.type == "image" }
+        let nodes = rewritten.withUnsafeBytes { MarkdownParser.parse($0) }
+        let images = MarkdownScanner.images(in: nodes).map { nodes[$0] }
         let expected = scan.markdownImages.enumerated().filter { !converted.contains($0.offset) }.map(\.element)
         guard images.count == expected.count else {
             return "\(expected.count) Markdown images expected, \(images.count) found"

@@ -33,6 +33,20 @@ public enum MarkdownScanner {
         return inDocumentOrder(scan)
     }
 
+    /// Indices of the image nodes, but those in another image's description: that is alt text
+    /// (`![a ![b](x)](y)` renders one `<img>`, alt "a b"). Taken for images, their spans nested in the
+    /// outer one's made `markdown = "html"` give up on the page, and nested thousands deep, the scan
+    /// took minutes.
+    static func images(in nodes: [MarkdownNode]) -> [Int] {
+        var inImage = [Bool](repeating: false, count: nodes.count)
+        var images: [Int] = []
+        for (index, node) in nodes.enumerated() {
+            if let parent = node.parent { inImage[index] = inImage[parent] || nodes[parent].type == "image" }
+            if node.type == "image" && !inImage[index] { images.append(index) }
+        }
+        return images
+    }
+
     /// Sorts references by position (fallback searches find some late), keeping slots pointing at them.
     private static func inDocumentOrder(_ scan: PageScan) -> PageScan {
         var sorted = scan
@@ -79,7 +93,8 @@ private struct Locator {
 
     mutating func locateImages(into scan: inout PageScan) {
         var fallbacks: [(slot: Int, node: Int, url: ImageSource)] = []
-        for (index, node) in nodes.enumerated() where node.type == "image" {
+        for index in MarkdownScanner.images(in: nodes) {
+            let node = nodes[index]
             let written = node.url ?? ""
             var url: ImageSource?
             switch resolver.resolve(written) {

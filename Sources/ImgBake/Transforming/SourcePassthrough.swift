@@ -54,25 +54,33 @@ enum SourcePassthrough {
         return sawHeader && sawEnd ? output : nil
     }
 
-    /// JPEG: every marker segment up to the first scan except APP1…APP15 (EXIF, XMP, ICC, IPTC, …;
-    /// APP14 "Adobe" is kept, it says how the colour channels are coded) and comments, then the scans
-    /// as they are. Refused: anything but 8-bit samples, and malformed files.
+    /// JPEG: every marker segment except APP1…APP15 (EXIF, XMP, ICC, IPTC, …; APP14 "Adobe" is kept,
+    /// it says how the colour channels are coded) and comments, the entropy-coded data of each scan as
+    /// it is, and nothing after EOI (a polyglot's payload often sits there). Refused: anything but
+    /// 8-bit samples, and malformed or unterminated files.
     static func jpeg(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var output: [UInt8] = [0xFF, 0xD8]
         output.reserveCapacity(bytes.count)
         var position = 2
-        while position + 4 <= bytes.count {
+        while position + 2 <= bytes.count {
             guard bytes[position] == 0xFF else { return nil }
             let marker = bytes[position + 1]
             if marker == 0xFF { position += 1; continue } // fill byte
+            if marker == 0xD9 { // end of image
+                output.append(contentsOf: [0xFF, 0xD9])
+                return output
+            }
+            guard position + 4 <= bytes.count else { return nil }
             let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             let end = position + 2 + length
             guard length >= 2, end <= bytes.count else { return nil }
             switch marker {
-            case 0xDA: // start of scan: the rest of the file is image data
-                output.append(contentsOf: bytes[position...])
-                return output
+            case 0xDA: // start of scan: the header, then entropy-coded data up to the next marker
+                let data = entropyCodedEnd(bytes, from: end)
+                output.append(contentsOf: bytes[position ..< data])
+                position = data
+                continue
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
                 guard length >= 3, bytes[position + 4] == 8 else { return nil } // sample precision
                 output.append(contentsOf: bytes[position ..< end])
@@ -84,6 +92,25 @@ enum SourcePassthrough {
             position = end
         }
         return nil
+    }
+
+    /// Where a scan's entropy-coded data ends: at the first marker that is not a stuffed 0xFF00, a
+    /// restart marker (RST0–7) or fill bytes before one.
+    private static func entropyCodedEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var position = start
+        while position + 1 < bytes.count {
+            if bytes[position] == 0xFF {
+                var next = position + 1
+                while next < bytes.count && bytes[next] == 0xFF { next += 1 }
+                guard next < bytes.count else { return bytes.count }
+                let marker = bytes[next]
+                if marker != 0x00 && !(0xD0...0xD7).contains(marker) { return next - 1 }
+                position = next + 1
+            } else {
+                position += 1
+            }
+        }
+        return bytes.count
     }
 
     /// WebP: the container without EXIF, XMP and ICC chunks (the same cleaning as every WebP output).
