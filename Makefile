@@ -8,7 +8,7 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
 MOTO := moto[server]>=5,<6
 
-.PHONY: all deps build release demo test fuzz sanitize clean
+.PHONY: all deps build release demo test bench stress fuzz sanitize clean
 all: build
 
 deps:
@@ -34,6 +34,18 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages '$(MOTO)'
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# One run of the shared benchmark (../shared/bench) with imgbake beside the pyvips script, Hugo and the
+# libvips CLI, and the ratios; Benchmarks/README.md keeps the latest table. About 5 minutes.
+bench: release
+	bash Benchmarks/bench.sh
+
+# The two property tests over a build's state space at the sizes that found real bugs (a live image
+# deleted by a generated sequence of edits and builds; kills at every stage of a build): `make test`
+# runs 6 of each, this 300 generated sequences and 80 SIGKILLs. About 15 minutes on 2 cores.
+stress: deps
+	$(SWIFT) build --build-tests
+	IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_KILLS=80 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|CrashSafetyTests'
 
 # Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
 FUZZ_SECONDS ?= 60

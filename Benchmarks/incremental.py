@@ -16,6 +16,7 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
 ap.add_argument("--pages", type=int, default=10000)
 ap.add_argument("--binary", default=os.path.join(root, ".build/release/imgbake"))
+ap.add_argument("--keep", action="store_true", help="leave the site, output and cache for a profile")
 a = ap.parse_args()
 
 work = tempfile.mkdtemp(prefix="imgbake-bench-")
@@ -32,11 +33,11 @@ for n in range(a.pages):
     u = rng.sample(urls, 3)
     filler = "<p>" + ("Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 30) + "</p>\n"
     if n % 5 == 0:
-        text = "# Post %d\n\n%s\n\n![a](%s)\n\n![b][b]\n\n[b]: %s\n\n<img src=\"%s\">\n" % (n, filler, u[0], u[1], u[2])
+        text = "# Post %d\n\n%s\n\n![a](%s)\n\n![b][b]\n\n[b]: %s\n\n<img src=\"%s\" alt=c>\n" % (n, filler, u[0], u[1], u[2])
         name = "post%05d.md" % n
     else:
-        text = ("<!doctype html><title>%d</title>%s<img src=\"%s\" alt=a><img srcset=\"%s 1x, %s 2x\">"
-                "<picture><source srcset=\"%s\"><img src=\"%s\"></picture>\n%s") % (n, filler, u[0], u[1], u[2], u[0], u[1], filler)
+        text = ("<!doctype html><title>%d</title>%s<img src=\"%s\" alt=a><img srcset=\"%s 1x, %s 2x\" alt=b>"
+                "<picture><source srcset=\"%s\"><img src=\"%s\" alt=c></picture>\n%s") % (n, filler, u[0], u[1], u[2], u[0], u[1], filler)
         name = "page%05d.html" % n
     open(os.path.join(folder, name), "w").write(text)
 
@@ -61,4 +62,7 @@ edited = os.path.join(site, "section00", "page00001.html")
 open(edited, "a").write("<p>edited</p>\n")
 run("one-edit")
 origin.terminate()
-shutil.rmtree(work)
+if a.keep:
+    print("\nkept: %s (site/, out/, cache/)" % work)
+else:
+    shutil.rmtree(work)

@@ -6,7 +6,7 @@ import ImgBakeTestSupport
 /// `imgbake build` killed with SIGKILL at random moments, in place and with `--out`, again and again
 /// on one site and one cache. After every kill: no page is truncated or half-rewritten and every local
 /// reference resolves; after the next build: it completed, `cache verify` is clean, no temporary file
-/// is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 60; `make
+/// is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 80; `make
 /// test` a few).
 @Suite struct CrashSafetyTests {
     static let kills = Int(ProcessInfo.processInfo.environment["IMGBAKE_STRESS_KILLS"] ?? "") ?? 6

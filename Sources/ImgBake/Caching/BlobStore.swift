@@ -1,3 +1,4 @@
+import Digest
 import Foundation
 
 /// Content-addressed files under `<cache>/blobs/ab/abcdef…`. A blob is written once (temp file, fsync,
@@ -42,6 +43,54 @@ public final class BlobStore: Sendable {
             return .corrupt
         }
         return .found(bytes)
+    }
+
+    public enum CopyResult: Sendable, Equatable {
+        case copied
+        case missing
+        /// The file's bytes did not hash to its name; it has been removed and nothing was written.
+        case corrupt
+        case failed(String)
+    }
+
+    /// Copies a blob to `path` (atomically, not fsync'd: an output), verifying its hash in the same
+    /// pass: one read of each byte, in 1 MiB pieces, instead of reading the whole blob into memory,
+    /// hashing it, then writing it. A blob that does not match its name never reaches `path`.
+    public func copy(_ id: BlobID, to path: String) -> CopyResult {
+        let source = open(self.path(of: id), O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
+        defer { close(source) }
+        let hasher = SHA256()
+        var corrupt = false
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            try AtomicFile.write(to: path, durable: false) { fd in
+                while true {
+                    let count = Glibc.read(source, buffer.baseAddress, buffer.count)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return String(cString: strerror(errno))
+                    }
+                    if count == 0 { break }
+                    let piece = UnsafeRawBufferPointer(rebasing: buffer[0 ..< count])
+                    hasher.update(piece)
+                    if let failure = AtomicFile.writeAll(fd, piece) { return failure }
+                }
+                guard Hex.lowercase(hasher.finalize()) == id.hex else {
+                    corrupt = true
+                    return "blob \(id.hex.prefix(12)) did not match its hash"
+                }
+                return nil
+            }
+        } catch {
+            if corrupt {
+                remove(id)
+                return .corrupt
+            }
+            return .failed(error.description)
+        }
+        return .copied
     }
 
     public func exists(_ id: BlobID) -> Bool { AtomicFile.size(of: path(of: id)) != nil }

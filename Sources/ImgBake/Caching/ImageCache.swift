@@ -239,10 +239,11 @@ public final class ImageCache: Sendable {
         }
         let readOnly = self.readOnly
         return (try? await run { index, blobs in
-            switch blobs.read(id) {
-            case .found(let bytes):
-                do { try AtomicFile.write(bytes, to: path, durable: false) } catch { return .failed("\(error)") }
+            switch blobs.copy(id, to: path) {
+            case .copied:
                 return .written
+            case .failed(let reason):
+                return .failed("cannot write \(path): \(reason)")
             case .corrupt:
                 if readOnly == nil { try index.removeAll(withBlob: id) }
                 return .damaged("blob \(id.hex.prefix(12)) did not match its hash")

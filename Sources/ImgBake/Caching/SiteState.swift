@@ -41,10 +41,9 @@ extension CacheIndex {
     func pageStates(root: String) throws -> [String: PageState] {
         try database.withLock { db in
             var states: [String: PageState] = [:]
-            let decoder = JSONDecoder()
             for row in try db.query("SELECT path, state FROM pages WHERE root = ?", [.text(root)]) {
-                guard let path = row[0].string, let json = row[1].string,
-                      let state = try? decoder.decode(PageState.self, from: Data(json.utf8)) else { continue }
+                guard let path = row[0].string, let text = row[1].string, let state = PageStateCodec.decode(text),
+                      state.path == path else { continue }
                 states[path] = state
             }
             return states
@@ -52,14 +51,11 @@ extension CacheIndex {
     }
 
     func putPageStates(_ states: [PageState], removing removed: [String], root: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         try database.withLock { db in
             try db.transaction {
                 for state in states {
-                    let json = String(decoding: try encoder.encode(state), as: UTF8.self)
                     try db.query("INSERT OR REPLACE INTO pages (root, path, state) VALUES (?, ?, ?)",
-                                 [.text(root), .text(state.path), .text(json)])
+                                 [.text(root), .text(state.path), .text(PageStateCodec.encode(state))])
                 }
                 for path in removed { try db.query("DELETE FROM pages WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }

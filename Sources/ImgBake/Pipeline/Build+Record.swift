@@ -47,7 +47,9 @@ extension Build {
                 tree.remove(path)
                 removed.append(path)
             }
-            await cache.recordBuild(root: plan.stateRoot, pages: site.states, removingPages: gone, outputs: outputs,
+            // Only what changed is written: a no-op rebuild of a large site writes no page state.
+            let changed = site.states.filter { pages.previous[$0.path] != $0 }
+            await cache.recordBuild(root: plan.stateRoot, pages: changed, removingPages: gone, outputs: outputs,
                                         placed: site.placed, removed: removed)
             return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
         } catch {

@@ -16,25 +16,21 @@ enum AtomicFile {
     ///   - durable: fsync before the rename (cache entries); outputs skip it for speed.
     ///   - mode: permissions of the new file.
     static func write(_ bytes: some Collection<UInt8>, to path: String, durable: Bool, mode: mode_t = 0o644) throws(WriteError) {
+        let contiguous = Array(bytes)
+        try write(to: path, durable: durable, mode: mode) { fd in
+            contiguous.withUnsafeBytes { writeAll(fd, $0) }
+        }
+    }
+
+    /// The same, with the content written by `body` into the temporary file's descriptor; `body`
+    /// returns why it failed, or nil.
+    static func write(to path: String, durable: Bool, mode: mode_t = 0o644, _ body: (Int32) -> String?) throws(WriteError) {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
-        var failure: String?
-        let contiguous = Array(bytes)
-        contiguous.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = body(fd)
         if failure == nil, durable, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         // An explicit fchmod: the umask must not decide the mode of a rewritten page.
         if failure == nil { fchmod(fd, mode) }
@@ -44,6 +40,20 @@ enum AtomicFile {
             unlink(temp)
             throw WriteError(path: path, reason: failure)
         }
+    }
+
+    /// Writes all of `buffer`, through short writes and interruptions; the reason on failure.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> String? {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += written
+        }
+        return nil
     }
 
     /// The folder a path is in (`.` for a bare name).

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `make bench`: the shared harness (../shared/bench, or BENCH=...) with imgbake beside the pyvips script
+# (the strongest peer), Hugo and the libvips CLI, in one run; then the ratios against the pyvips script,
+# the warm rebuild and the output bytes of both tools. Keep the machine otherwise idle while it runs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+BENCH=${BENCH:-$root/../shared/bench}
+PAGES=${PAGES:-200}; UNIQUE=${UNIQUE:-100}; RUNS=${RUNS:-1}
+export RESULTS=${RESULTS:-/tmp/bench-results}
+[ -d "$BENCH" ] || { echo "error: no benchmark harness at $BENCH (set BENCH=)" >&2; exit 2; }
+rm -f "$RESULTS/results.jsonl"
+
+cat > /tmp/imgbake-bench.toml <<'TOML'
+[images]
+widths = [400, 800, 1600]
+[fetch]
+allow_private_networks = true   # the harness's origin is 127.0.0.1:8790, named in its pages
+TOML
+export NEWTOOL="$root/.build/release/imgbake build /tmp/site --out /tmp/new-out --cache-dir /tmp/new-cache --config /tmp/imgbake-bench.toml --quiet"
+export NEWTOOL_CACHE=/tmp/new-cache NEWTOOL_OUT=/tmp/new-out
+export STEPS=${STEPS:-newtool pyvips hugo vips}
+bash "$BENCH/run_all.sh" "$PAGES" "$UNIQUE" "$RUNS"
+python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img | tee "$RESULTS/ratios.md"
