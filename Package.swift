@@ -56,7 +56,7 @@ let package = Package(
         ]),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
         // real builds, the real binary), sharing a support library.
-        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake"], path: "Tests/TestSupport"),
+        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims"], path: "Tests/TestSupport"),
         .testTarget(name: "ImgBakeUnitTests",
                     dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl"],
                     path: "Tests/UnitTests"),

@@ -1,5 +1,8 @@
+#define _GNU_SOURCE
 #include "system_shim.h"
+#include <fcntl.h>
 #include <malloc.h>
+#include <unistd.h>
 
 void imgbake_limit_malloc_arenas(int count) {
 #ifdef M_ARENA_MAX
@@ -7,4 +10,12 @@ void imgbake_limit_malloc_arenas(int count) {
 #else
     (void)count;
 #endif
+}
+
+int imgbake_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+int imgbake_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
 }

@@ -132,15 +132,11 @@ import ImgBakeTestSupport
         for n in 0..<6 {
             site.page("p\(n).html", Paths.exampleImages.map { "<img src=\"\(origin.url("img/\($0)?p=\(n)"))\">" }.joined())
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(Paths.binary, ["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"],
+                                       stderr: .pipe)
         // Kill it as soon as it has stored something, while it is still downloading and encoding. A
         // thread of its own watches, so a busy cooperative pool cannot delay the kill past the build's end.
-        let pid = process.processIdentifier
+        let pid = process.pid
         let blobs = site.cache + "/blobs"
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
@@ -149,9 +145,9 @@ import ImgBakeTestSupport
                 done.resume()
             }.start()
         }
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) } // not waitUntilExit: it blocks a cooperative thread
-        #expect(process.terminationReason == .uncaughtSignal,
-                "exited \(process.terminationStatus): \(String(decoding: readAll(errors.fileHandleForReading), as: UTF8.self))")
+        let errors = await drain(process.stderr)
+        let ended = await process.termination()
+        #expect(ended.signal == SIGKILL, "exited \(ended.status): \(String(decoding: errors, as: UTF8.self))")
 
         // Every page is either untouched or completely rewritten; the next build finishes the job.
         for n in 0..<6 {

@@ -76,20 +76,14 @@ import ImgBakeTestSupport
     /// Runs the real binary and kills it with SIGKILL after `milliseconds` (from a thread of its own,
     /// so a busy test run cannot delay the kill). Returns whether it was still running.
     func runKilled(_ arguments: [String], afterMilliseconds milliseconds: Int) async throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        let process = try ChildProcess(Paths.binary, arguments, stdout: .null, stderr: .null)
+        let pid = process.pid
         let killed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
             Thread {
                 usleep(UInt32(milliseconds) * 1000)
                 done.resume(returning: kill(pid, SIGKILL) == 0)
             }.start()
         }
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        return killed && process.terminationReason == .uncaughtSignal
+        return await process.termination().signal == SIGKILL && killed
     }
 }

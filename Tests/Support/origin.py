@@ -70,6 +70,10 @@ class Counters:
             if status == 304:
                 self.not_modified += 1
 
+    def add_bytes(self, nbytes):
+        with self.lock:
+            self.bytes += nbytes
+
     def hit(self, url):
         with self.lock:
             self.hits[url] = self.hits.get(url, 0) + 1
@@ -194,15 +198,16 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in headers.items():
             self.send_header(k, v)
         self.end_headers()
-        total = 0
+        # Counted when it starts: a client that gives up is seen only at a later write, which may come
+        # after a test has read the counters.
+        self.counters.record(url, status, 0, self.headers)
         try:
             for chunk in chunks:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                total += len(chunk)
+                self.counters.add_bytes(len(chunk))
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
             self.close_connection = True
-        self.counters.record(url, status, total, self.headers)
 
     def drip(self, name, url, rate):
         """The file at `rate` bytes per second, in 100 ms slices, for at most --max-drip-seconds."""

@@ -66,41 +66,24 @@ package func run(_ arguments: [String], in directory: String, environment: [Stri
     try await runProcess("/usr/bin/env", arguments, in: directory, environment: environment, mergeStderr: true)
 }
 
-/// Waits without blocking a cooperative thread: the output is drained on other threads (with
-/// read(2), see `readAll`) and the continuation resumed from the termination handler; blocking calls
-/// here starved other tests.
+/// Waits without blocking a cooperative thread: the output is drained and the child reaped on threads
+/// of their own (blocking calls here starved other tests).
 package func runProcess(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String] = [:],
                 mergeStderr: Bool = false) async throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = mergeStderr ? out : err
-    final class Collected: @unchecked Sendable {
-        // Written by the reader threads before `group` is left; read after it is.
-        var out = Data()
-        var err = Data()
-        let group = DispatchGroup()
-    }
-    let collected = Collected()
-    return try await withCheckedThrowingContinuation { continuation in
-        collected.group.enter()
-        DispatchQueue.global().async { collected.out = readAll(out.fileHandleForReading); collected.group.leave() }
-        if !mergeStderr {
-            collected.group.enter()
-            DispatchQueue.global().async { collected.err = readAll(err.fileHandleForReading); collected.group.leave() }
-        }
-        process.terminationHandler = { process in
-            collected.group.notify(queue: .global()) {
-                continuation.resume(returning: CommandResult(
-                    status: process.terminationStatus, stdout: String(decoding: collected.out, as: UTF8.self),
-                    stderr: String(decoding: collected.err, as: UTF8.self)))
-            }
-        }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
+    let child = try ChildProcess(executable, arguments, in: directory, environment: environment.isEmpty ? nil : environment,
+                                 stdout: .pipe, stderr: .pipe, mergeStderr: mergeStderr)
+    async let out = drain(child.stdout)
+    async let err = drain(child.stderr)
+    let (stdout, stderr) = await (out, err)
+    let ended = await child.termination()
+    return CommandResult(status: ended.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// Everything a pipe gives until its end, read on a thread of its own.
+package func drain(_ fd: Int32?) async -> Data {
+    guard let fd else { return Data() }
+    return await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: readAll(fd)) }
     }
 }
 

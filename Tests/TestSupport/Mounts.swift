@@ -46,13 +46,7 @@ package final class TestMount: @unchecked Sendable {
 
     /// Short-lived and rare: waiting here holds a thread for a few milliseconds.
     private static func runAndWait(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process = try? ChildProcess(executable, arguments, stdout: .null, stderr: .null) else { return -1 }
+        return process.wait().status
     }
 }

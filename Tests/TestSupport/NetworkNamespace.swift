@@ -50,12 +50,7 @@ package final class NetworkNamespace: @unchecked Sendable {
 
     deinit {
         // Processes started inside are ended by their owners first (an Origin goes before this).
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip", "netns", "del", name]
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        process.waitUntilExit()
+        _ = try? ChildProcess("/usr/bin/env", ["ip", "netns", "del", name], stderr: .null).wait()
         try? FileManager.default.removeItem(atPath: "/etc/netns/\(name)")
     }
 }

@@ -6,7 +6,7 @@ import Glibc
 /// counts requests, injects faults. Stopped when the value goes away.
 package final class Origin: @unchecked Sendable {
     package let port: Int
-    private let process: Process
+    private let process: ChildProcess
     /// The network namespace it runs in, if not the test's own.
     package let namespace: NetworkNamespace?
 
@@ -19,8 +19,6 @@ package final class Origin: @unchecked Sendable {
     package init(latencyMilliseconds: Int = 0, cacheControl: String? = nil, root: String? = nil, extraRoots: [String] = [],
          tls: (cert: String, key: String)? = nil, bind: [String] = [], port: Int? = nil,
          namespace: NetworkNamespace? = nil) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         self.namespace = namespace
         let roots = (root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]) + extraRoots
         var arguments = (namespace?.exec ?? []) + ["python3", Paths.origin] + roots.flatMap { ["--root", $0] }
@@ -28,15 +26,13 @@ package final class Origin: @unchecked Sendable {
         if let cacheControl { arguments += ["--cache-control", cacheControl] }
         if let tls { arguments += ["--tls-cert", tls.cert, "--tls-key", tls.key] }
         arguments += bind.flatMap { ["--bind", $0] }
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        process = try ChildProcess("/usr/bin/env", arguments, stdout: .pipe)
+        let output = process.stdout!
         // Byte by byte with read(2) (retrying EINTR): only the first line is ours to take.
         var line = ""
         var byte: UInt8 = 0
         while !line.hasSuffix("\n") {
-            let count = Glibc.read(output.fileHandleForReading.fileDescriptor, &byte, 1)
+            let count = Glibc.read(output, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             guard count == 1 else { break }
             line += String(decoding: [byte], as: UTF8.self)
@@ -49,8 +45,7 @@ package final class Origin: @unchecked Sendable {
     }
 
     deinit {
-        // Not waitUntilExit(): it spins a run loop and would block a cooperative thread. The origin
-        // exits on SIGTERM at once; Foundation reaps it.
+        // Not wait(): it would block a cooperative thread. The origin exits on SIGTERM at once.
         process.terminate()
     }
 

@@ -105,11 +105,13 @@ package final class TemporaryFolder: @unchecked Sendable {
 
 /// Reads a pipe to its end with read(2), retrying when a signal interrupts it. Foundation's
 /// `readDataToEndOfFile()` traps on EINTR, and tests have child processes (SIGCHLD) all the time.
-package func readAll(_ handle: FileHandle) -> Data {
+package func readAll(_ handle: FileHandle) -> Data { readAll(handle.fileDescriptor) }
+
+package func readAll(_ fd: Int32) -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if count > 0 { data.append(contentsOf: buffer[0..<count]); continue }
         if count < 0 && errno == EINTR { continue }
         return data

@@ -20,7 +20,7 @@ package final class DAVServer: @unchecked Sendable {
     package let folder = TemporaryFolder()
     /// Where the objects are (`cas/…`, `ac/…`); give another server's to serve the same objects.
     package let storage: String
-    private let process: Process
+    private let process: ChildProcess
 
     package var url: String { "http://127.0.0.1:\(port)/cache" }
 
@@ -34,12 +34,9 @@ package final class DAVServer: @unchecked Sendable {
             let conf = folder.path + "/nginx.conf"
             try Self.configuration(port: port, prefix: folder.path, storage: self.storage, fault: fault, token: token)
                 .write(toFile: conf, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: FileManager.default.fileExists(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "/usr/bin/nginx")
-            process.arguments = ["-c", conf, "-p", folder.path + "/", "-e", folder.path + "/error.log"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let nginx = FileManager.default.fileExists(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "/usr/bin/nginx"
+            let process = try ChildProcess(nginx, ["-c", conf, "-p", folder.path + "/", "-e", folder.path + "/error.log"],
+                                           stdout: .null, stderr: .null)
             if await waitUntilListening(port: port, process: process) {
                 self.port = port
                 self.process = process
@@ -125,7 +122,7 @@ package final class S3Server: @unchecked Sendable {
     package let accessKey: String
     package let secretKey: String
     package let bucket = "cache"
-    private let process: Process
+    private let process: ChildProcess
 
     private static let instance = SharedStart()
 
@@ -148,14 +145,9 @@ package final class S3Server: @unchecked Sendable {
     }
 
     fileprivate init() async throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Paths.root + "/Tests/Support/s3server.py", "--watch-parent"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = await firstLine(of: output.fileHandleForReading)
+        process = try ChildProcess("/usr/bin/env", ["python3", Paths.root + "/Tests/Support/s3server.py", "--watch-parent"],
+                                   stdout: .pipe, stderr: .null)
+        let line = await firstLine(of: process.stdout!)
         let parts = line.split(separator: " ")
         guard parts.count == 4, parts[0] == "READY", let port = Int(parts[1]) else {
             process.terminate()
@@ -197,7 +189,7 @@ package func freeLoopbackPort() throws -> Int {
 private let probe = CurlSession(maxConcurrent: 4, maxPerHost: 4)
 
 /// Polls until something answers HTTP on `port` (true), or `process` ends or 15 s pass (false).
-private func waitUntilListening(port: Int, process: Process) async -> Bool {
+private func waitUntilListening(port: Int, process: ChildProcess) async -> Bool {
     for _ in 0..<150 {
         guard process.isRunning else { return false }
         var request = TransferRequest(url: "http://127.0.0.1:\(port)/")
@@ -211,13 +203,13 @@ private func waitUntilListening(port: Int, process: Process) async -> Bool {
 
 /// The first line a child prints, read on a thread of its own (a server can take seconds to start,
 /// which must not hold a cooperative thread).
-private func firstLine(of handle: FileHandle) async -> String {
+private func firstLine(of fd: Int32) async -> String {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
             var line = [UInt8]()
             var byte: UInt8 = 0
             while line.last != UInt8(ascii: "\n") {
-                let count = Glibc.read(handle.fileDescriptor, &byte, 1)
+                let count = Glibc.read(fd, &byte, 1)
                 if count < 0 && errno == EINTR { continue }
                 guard count == 1 else { break }
                 line.append(byte)

@@ -28,11 +28,7 @@ import ImgBakeTestSupport
                + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
         open("\(path)", "wb").write(png)
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        try process.run()
-        process.waitUntilExit()
+        _ = try ChildProcess("/usr/bin/env", ["python3", "-c", script]).wait()
         return [UInt8](FileManager.default.contents(atPath: path)!)
     }
 

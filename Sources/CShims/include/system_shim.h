@@ -5,4 +5,11 @@
 /// Limits glibc's malloc to `count` arenas (M_ARENA_MAX); call before threads start.
 void imgbake_limit_malloc_arenas(int count);
 
+#include <spawn.h>
+
+/// pipe2(fds, O_CLOEXEC) and posix_spawn_file_actions_addchdir_np: GNU extensions, declared only
+/// with _GNU_SOURCE. The tests start processes with them (Tests/TestSupport/ChildProcess.swift).
+int imgbake_pipe_cloexec(int fds[2]);
+int imgbake_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
 #endif
