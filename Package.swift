@@ -61,7 +61,8 @@ let package = Package(
         // real builds, the real binary), sharing a support library.
         .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake"], path: "Tests/TestSupport"),
         .testTarget(name: "ImgBakeUnitTests",
-                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl"],
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
+                                   .product(name: "Yams", package: "Yams")],
                     path: "Tests/UnitTests"),
         .testTarget(name: "ImgBakeEndToEndTests",
                     dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Exif"],

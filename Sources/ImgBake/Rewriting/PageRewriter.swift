@@ -66,6 +66,10 @@ public struct PageRewriter: Sendable {
             guard let image = images(reference.source) else { continue }
             let variants = image.variants(for: requests[index], plan: plan)
             guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
+            if reference.kind == .imgSrc, let element = reference.element,
+               let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
+                diagnostics.append(warning)
+            }
             if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
                case .attribute(let quote) = reference.syntax {
                 let start = element.tagRange.lowerBound

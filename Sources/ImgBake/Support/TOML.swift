@@ -1,4 +1,5 @@
-/// A TOML value with the line it was written on, so configuration errors can name the line.
+/// A TOML value with the line it was written on, so configuration errors can name the line. (In
+/// Support/: the configuration and Markdown front matter both read TOML.)
 indirect enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
