@@ -121,6 +121,8 @@ import Yams
         let scan = scan("p.md", "---\nimage: [a.png\n---\nbody\n")
         #expect(scan.references.isEmpty)
         #expect(scan.diagnostics.first?.message.contains("not valid YAML") == true)
+        let deep = self.scan("p.md", "---\nimage: " + String(repeating: "[", count: 100_000) + "\n---\n")
+        #expect(deep.references.isEmpty && deep.diagnostics.count == 1 && deep.diagnostics[0].message.count < 400)
     }
 
     @Test func tomlFrontMatterValuesAreReplacedAndNothingElse() throws {

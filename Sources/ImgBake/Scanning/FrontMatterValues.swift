@@ -22,7 +22,9 @@ struct FrontMatterValues {
         let text = String(decoding: file.bytes[block.contents], as: UTF8.self)
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch {
-            return warn("front matter is not valid YAML (\(error)); its images are left as they are", at: block.contents.lowerBound)
+            // Yams' description ends with the offending line and a caret: not for a one-line warning.
+            let reason = "\(error)".split(separator: "\n").prefix(2).joined(separator: " ").prefix(200)
+            return warn("front matter is not valid YAML (\(reason)); its images are left as they are", at: block.contents.lowerBound)
         }
         guard case .mapping(let mapping)? = root else { return }
         for (key, value) in mapping {

@@ -39,6 +39,12 @@ struct FeedReferences {
     /// `<img src>` in HTML that the feed carries escaped: found in the decoded HTML, replaced in the raw
     /// bytes (`decoded.sources` are offsets from `start`), written with `syntax` for the attribute's quote.
     mutating func embeddedImages(_ decoded: HTMLEntities.Decoded, at start: Int, syntax: (UInt8?) -> ImageReference.Syntax) {
+        // Escaped HTML escapes the page-level nesting check; gumbo would take minutes on deep nesting.
+        guard NestingDepth.estimate(decoded.bytes) <= NestingDepth.limit else {
+            diagnostics.append(Diagnostic(.warning, "HTML content nested more than \(NestingDepth.limit) deep; its images are left as they are",
+                                          at: file.location(ofByte: start)))
+            return
+        }
         var quiet = settings
         quiet.missingAlt = nil
         let html = SourceFile(path: file.path, kind: .html, bytes: decoded.bytes)
