@@ -188,6 +188,25 @@ import Vips
         #expect(site.output("data.json") == data && site.output("sitemap.xml") == sitemap)
     }
 
+    @Test func inPlaceASecondBuildOfEveryKindChangesNothing() async throws {
+        site.page("s.css", "a { background: url(img/coffee.png) }")
+        site.page("p.md", "---\nimage: img/coffee.png\n---\n![x](img/hubble.jpg)\n")
+        site.page("feed.json", #"{"version": "https://jsonfeed.org/version/1", "items": [{"image": "img/coffee.png"}]}"#)
+        site.page("index.xml", #"<rss><channel><image><url>/img/coffee.png</url></image></channel></rss>"#)
+        let inPlace = config { $0.outputDirectory = nil; $0.output.baseURL = RemoteURL.resolve("https://example.org/") }
+        let first = try await site.build(inPlace)
+        #expect(first.summary.pagesWritten == 4 && first.exitCode == 0, "\(messages(first))")
+        let built = site.folder.snapshot(under: "site")
+        // Read again from scratch (as after a cache loss), the rewritten files have nothing left to rewrite.
+        let again = try await site.build(inPlace)
+        #expect(again.summary.pagesWritten == 0)
+        var refreshed = inPlace
+        refreshed.fetch.policy = .refresh
+        let reread = try await site.build(refreshed)
+        #expect(reread.summary.pagesScanned == 4 && reread.summary.pagesWritten == 0 && reread.summary.references == 0, "\(reread.summary)")
+        #expect(site.folder.snapshot(under: "site") == built)
+    }
+
     @Test func missingAltIsAWarningAnErrorOrNothing() async throws {
         site.page("a.html", "<p>\n  <img src=\"img/coffee.png\"><img src=\"img/coffee.png\" alt=\"\">")
         let warned = try await site.build(config { $0.requireAlt = .warn })
