@@ -84,7 +84,8 @@ struct FrontMatterValues {
 
     /// A plain scalar: to the end of the line, a ` #` comment, or (in a flow sequence) `,` or `]`.
     private func plain(from start: Int) -> Range<Int> {
-        let inFlow = file.bytes[block.contents.lowerBound..<start].last { !$0.isHTMLSpace } .map { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: ",") } ?? false
+        let before = file.bytes[block.contents.lowerBound..<start].last { !$0.isHTMLSpace }
+        let inFlow = before == UInt8(ascii: "[") || before == UInt8(ascii: ",")
         var end = start
         while end < block.contents.upperBound, file.bytes[end] != 0x0A, file.bytes[end] != 0x0D {
             if file.bytes[end] == UInt8(ascii: "#"), end > start, file.bytes[end - 1].isHTMLSpace { break }

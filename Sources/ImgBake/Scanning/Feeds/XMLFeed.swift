@@ -26,20 +26,22 @@ extension FeedReferences {
                 if !selfClosing { open.append((name, html)) }
             case .end:
                 if !open.isEmpty { open.removeLast() }
-            case .text:
-                let raw = file.bytes[token.range]
-                if open.last?.html == true {
-                    embeddedImages(HTMLEntities.decodeAttribute(raw), at: token.range.lowerBound) { .escapedHTML(quote: $0) }
-                } else if open.last?.name == "url", open.dropLast().last?.name == "image" {
-                    imageURL(HTMLEntities.decodeAttribute(raw), at: token.range.lowerBound)
-                }
-            case .cdata:
-                if open.last?.html == true {
-                    let raw = Array(file.bytes[token.range])
-                    let decoded = HTMLEntities.Decoded(bytes: raw, sources: Array(0...raw.count))
-                    embeddedImages(decoded, at: token.range.lowerBound) { .attribute(quote: $0) }
-                }
+            case .text, .cdata:
+                if let element = open.last { content(token, of: element, in: open.dropLast().last?.name) }
             }
+        }
+    }
+
+    /// Text or CDATA: HTML whose `<img>` are images, or the URL of the channel's `<image>`.
+    private mutating func content(_ token: XMLToken, of element: (name: String, html: Bool), in parent: String?) {
+        let raw = file.bytes[token.range]
+        let cdata = if case .cdata = token.kind { true } else { false }
+        if element.html {
+            // CDATA holds the HTML as it is; text holds it escaped once more.
+            let decoded = cdata ? HTMLEntities.Decoded(bytes: Array(raw), sources: Array(0...raw.count)) : HTMLEntities.decodeAttribute(raw)
+            embeddedImages(decoded, at: token.range.lowerBound) { cdata ? .attribute(quote: $0) : .escapedHTML(quote: $0) }
+        } else if element.name == "url", parent == "image", !cdata {
+            imageURL(HTMLEntities.decodeAttribute(raw), at: token.range.lowerBound)
         }
     }
 
