@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
-        python3-pip openssl curl make nginx
+        python3-pip openssl curl make nginx hugo
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
 MOTO := moto[server]>=5,<6
 

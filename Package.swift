@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+        // Markdown front matter: YAML 1.1 as libyaml reads it, with each node's line and column.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // C libraries, found through pkg-config; `providers` tells SwiftPM which Debian package to suggest.
@@ -49,6 +51,7 @@ let package = Package(
         .target(name: "ImgBake", dependencies: [
             "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims",
             .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "ImgBakeCLI", dependencies: [
             "ImgBake",
@@ -58,7 +61,8 @@ let package = Package(
         // real builds, the real binary), sharing a support library.
         .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims"], path: "Tests/TestSupport"),
         .testTarget(name: "ImgBakeUnitTests",
-                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl"],
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
+                                   .product(name: "Yams", package: "Yams")],
                     path: "Tests/UnitTests"),
         .testTarget(name: "ImgBakeEndToEndTests",
                     dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Exif"],

@@ -62,13 +62,7 @@ import ImgBakeTestSupport
     @Test func theJSONReportValidatesAgainstItsSchemaAndSaysWhatHappened() async throws {
         let (site, result, _) = try await build("report.json")
         let report = try #require(result.report)
-        site.folder.write("report.json", Array(report.json()))
-        let validation = try await run(["python3", "-c", """
-            import json, sys, jsonschema
-            schema = json.load(open(sys.argv[1])); report = json.load(open(sys.argv[2]))
-            jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(report)
-            print("valid")
-            """, Paths.root + "/docs/report.schema.json", site.folder.path + "/report.json"], in: site.folder.path)
+        let validation = try await validateReport(report.json(), in: site.folder)
         #expect(validation.stdout.hasSuffix("valid\n"), "\(validation.stdout)")
         #expect(report.totals.images == 3 && report.totals.imagesDownloaded == 2 && report.totals.imagesFailed == 1)
         #expect(report.totals.references == 3 && report.totals.referencesLocalised == 2)

@@ -107,3 +107,15 @@ func require<T>(_ value: T?, _ what: String = "a value the test needs") throws -
     guard let value else { throw Origin.OriginError(message: "missing: \(what)") }
     return value
 }
+
+/// Validates a JSON report against docs/report.schema.json with Python's jsonschema: prints "valid", or
+/// the validation error on stderr.
+package func validateReport(_ json: Data, in folder: TemporaryFolder) async throws -> CommandResult {
+    folder.write("report-to-validate.json", Array(json))
+    return try await run(["python3", "-c", """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1])); report = json.load(open(sys.argv[2]))
+        jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(report)
+        print("valid")
+        """, Paths.root + "/docs/report.schema.json", folder.path + "/report-to-validate.json"], in: folder.path)
+}

@@ -138,7 +138,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     private static func scanRemote(_ file: SourceFile) -> PageScan {
         var settings = ScanSettings()
         settings.localImages = false
-        return file.kind == .html ? HTMLScanner.scan(file, settings: settings) : MarkdownScanner.scan(file, settings: settings)
+        return SourceScanner.scan(file, settings: settings)
     }
 
     private static func within(_ range: Range<Int>, _ bounds: Range<Int>) -> Bool {

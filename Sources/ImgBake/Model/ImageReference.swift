@@ -74,6 +74,8 @@ public struct ImageReference: Sendable {
         case xml(quote: UInt8?)
         /// An HTML attribute inside XML text that holds escaped HTML: written escaped twice.
         case escapedHTML(quote: UInt8?)
+        /// An HTML attribute inside a JSON string that holds HTML (JSON Feed `content_html`).
+        case htmlInJSON(quote: UInt8?)
     }
 
     public var kind: Kind

@@ -1,8 +1,14 @@
 /// A page of the site as bytes, with what is needed to turn byte offsets into line and column.
 /// Pages are handled as bytes, never as decoded text, so that every byte not rewritten is kept
-/// (BOM, CRLF, odd encodings).
+/// (BOM, CRLF, odd encodings). Stylesheets and feeds are "pages" too: scanned, rewritten and kept
+/// track of the same way, each by its own scanner.
 public struct SourceFile: Sendable {
-    public enum Kind: String, Sendable { case html, markdown }
+    public enum Kind: String, Sendable {
+        case html, markdown, css
+        /// `.json`, `.xml`, `.rss`, `.atom`: a feed when its contents say so (JSON Feed, RSS, Atom);
+        /// any other such file has no references and is left as it is.
+        case feed
+    }
 
     /// Path relative to the site root, with `/` separators.
     public var path: String
@@ -32,12 +38,18 @@ public struct SourceFile: Sendable {
         charactersBefore = counts
     }
 
-    /// Kind by file extension (`.html`, `.htm`, `.md`, `.markdown`), nil for anything else.
+    /// Kind by file extension (`.html`, `.htm`, `.md`, `.markdown`, `.css`, `.json`, `.xml`, `.rss`,
+    /// `.atom`), nil for anything else.
     public static func kind(forPath path: String) -> Kind? {
         let lower = path.lowercased()
-        if lower.hasSuffix(".html") || lower.hasSuffix(".htm") { return .html }
-        if lower.hasSuffix(".md") || lower.hasSuffix(".markdown") { return .markdown }
-        return nil
+        guard let dot = lower.lastIndex(of: ".") else { return nil }
+        switch lower[lower.index(after: dot)...] {
+        case "html", "htm": return .html
+        case "md", "markdown": return .markdown
+        case "css": return .css
+        case "json", "xml", "rss", "atom": return .feed
+        default: return nil
+        }
     }
 
     /// Line and column (1-based; the column counts characters, a CR before LF is not counted).

@@ -152,7 +152,7 @@ extension Build {
             return .failure(PageReadError(path: path, reason: "elements nested \(depth) deep, more than \(NestingDepth.limit) (parsing it would take minutes)"))
         }
         let file = SourceFile(path: path, kind: kind, bytes: bytes)
-        var scan = kind == .html ? HTMLScanner.scan(file, settings: settings) : MarkdownScanner.scan(file, settings: settings)
+        var scan = SourceScanner.scan(file, settings: settings)
         scan.file = SourceFile(path: path, kind: kind, bytes: [])
         return .success(ScannedPage(scan: scan, hash: BlobID(of: bytes).hex, stamp: stamp,
                                     ownImages: OwnImageReferences.fileNames(in: bytes, publicPath: settings.ownPrefix)))

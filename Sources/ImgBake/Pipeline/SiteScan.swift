@@ -1,6 +1,7 @@
 import Foundation
 
-/// `imgbake scan`: every remote image reference of a site, with its place. No network, no cache.
+/// `imgbake scan`: every image reference of a site (remote, and its own), with its place and kind. No
+/// network, no cache.
 public struct SiteScan: Sendable {
     public struct Entry: Sendable, Codable, Equatable {
         public var file: String

@@ -25,6 +25,8 @@ public struct BuildReport: Codable, Sendable {
         public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
         public var references = 0, referencesLocalised = 0
         public var images = 0, imagesCached = 0, imagesDownloaded = 0, imagesRevalidated = 0, imagesStale = 0, imagesFailed = 0
+        /// Local images read from the site (their variants were not all cached).
+        public var imagesRead = 0
         public var variantsEncoded = 0, filesWritten = 0
         public var requests = 0, notModified = 0, bytesDownloaded = 0
         /// Originals' bytes, and their fallbacks' (the widest original-format variant), over resolved images.
@@ -162,13 +164,14 @@ struct ReportBuilder {
         report.totals.pagesRewritten = s.pagesWritten
         report.totals.pagesUnchanged = s.pagesUnchanged
         report.totals.references = report.references.count
-        report.totals.referencesLocalised = report.references.filter { ["cached", "downloaded", "revalidated", "stale", "unchanged"].contains($0.outcome) }.count
+        report.totals.referencesLocalised = report.references.filter { ["cached", "downloaded", "revalidated", "stale", "read", "unchanged"].contains($0.outcome) }.count
         report.totals.images = s.uniqueImages
         report.totals.imagesCached = s.imagesCached
         report.totals.imagesDownloaded = s.imagesDownloaded
         report.totals.imagesRevalidated = s.imagesRevalidated
         report.totals.imagesStale = s.imagesStale
         report.totals.imagesFailed = s.imagesFailed
+        report.totals.imagesRead = s.imagesRead
         report.totals.variantsEncoded = s.variantsEncoded
         report.totals.filesWritten = s.filesWritten
         report.totals.requests = counters.requests

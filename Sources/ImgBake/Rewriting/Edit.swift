@@ -51,6 +51,7 @@ enum ReplacementText {
         case .json: backslashed(url, quote: "\"")
         case .xml(let quote): xml(url, quote: quote)
         case .escapedHTML(let quote): xml(attribute(url, quote: quote), quote: nil)
+        case .htmlInJSON(let quote): backslashed(attribute(url, quote: quote), quote: "\"")
         }
     }
 

@@ -66,6 +66,10 @@ public struct PageRewriter: Sendable {
             guard let image = images(reference.source) else { continue }
             let variants = image.variants(for: requests[index], plan: plan)
             guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
+            if reference.kind == .imgSrc, let element = reference.element,
+               let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
+                diagnostics.append(warning)
+            }
             if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
                case .attribute(let quote) = reference.syntax {
                 let start = element.tagRange.lowerBound
@@ -116,7 +120,7 @@ public struct PageRewriter: Sendable {
     }
 
     private func wraps(_ element: ImageElement, _ image: ResolvedImage, in file: SourceFile) -> Bool {
-        let markupHere = file.kind == .html || output.markdown == .html
+        let markupHere = file.kind == .html || (file.kind == .markdown && output.markdown == .html)
         return markupHere && output.markup != .localize && !element.inPicture && !element.hasSrcset
             && image.source.format != .svg
     }
@@ -126,7 +130,7 @@ public struct PageRewriter: Sendable {
 /// HTML must now have the URL the rewrite meant to give it (and every other image its old one).
 enum MarkdownCheck {
     static func verify(_ scan: PageScan, rewritten: [UInt8], written: [Int: String], converted: Set<Int>) -> String? {
-        let nodes = rewritten.withUnsafeBytes { MarkdownParser.parse($0) }
+        let nodes = FrontMatterScanner.masked(rewritten).withUnsafeBytes { MarkdownParser.parse($0) }
         let images = MarkdownScanner.images(in: nodes).map { nodes[$0] }
         let expected = scan.markdownImages.enumerated().filter { !converted.contains($0.offset) }.map(\.element)
         guard images.count == expected.count else {

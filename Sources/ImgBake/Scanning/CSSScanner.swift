@@ -277,3 +277,26 @@ extension UInt8 {
     /// White space as CSS defines it.
     var isCSSSpace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0C || self == 0x0D }
 }
+
+extension CSSScanner {
+    /// The references of CSS text as it is in `file` from byte `start` on (a `<style>` element, a
+    /// stylesheet): a `url()` is replaced inside its parentheses, an `image-set()` candidate whole (it
+    /// becomes one candidate per format). `resolve` gives the image a URL means at a byte offset.
+    static func references(in bytes: ArraySlice<UInt8>, at start: Int, file: SourceFile,
+                           resolve: (String, Int) -> ImageSource?) -> [ImageReference] {
+        var references: [ImageReference] = []
+        for url in urls(in: Array(bytes)) {
+            let range = start + url.range.lowerBound..<start + url.range.upperBound
+            guard let source = resolve(url.url, range.lowerBound) else { continue }
+            if let candidate = url.candidate {
+                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: start + candidate.range.lowerBound..<start + candidate.range.upperBound,
+                                                 syntax: .cssCandidate(attributeQuote: nil), target: .formatSet(resolution: candidate.resolution)))
+            } else {
+                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
+                                                 range: range, syntax: .css(quote: url.quote)))
+            }
+        }
+        return references
+    }
+}

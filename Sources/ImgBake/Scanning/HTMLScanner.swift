@@ -146,13 +146,8 @@ private struct Found {
 
     /// The image `written` means, with a warning where it cannot be a file of the site.
     private mutating func resolve(_ written: String, at offset: Int, imageExtensionRequired: Bool = false) -> ImageSource? {
-        switch resolver.resolve(written, imageExtensionRequired: imageExtensionRequired) {
-        case .image(let source): return source
-        case .ignored: return nil
-        case .problem(let why):
-            diagnostics.append(Diagnostic(.warning, "\(why); left as it is", at: file.location(ofByte: offset)))
-            return nil
-        }
+        resolver.image(written, at: file.location(ofByte: offset), imageExtensionRequired: imageExtensionRequired,
+                       diagnostics: &diagnostics)
     }
 
     /// The candidates of a srcset, each with the raw bytes of its URL (character references included),
@@ -178,18 +173,7 @@ private struct Found {
 
     /// CSS text as it is in the file (a `<style>` element).
     private mutating func css(_ bytes: ArraySlice<UInt8>, at start: Int) {
-        for url in CSSScanner.urls(in: Array(bytes)) {
-            let range = start + url.range.lowerBound..<start + url.range.upperBound
-            guard let source = resolve(url.url, at: range.lowerBound, imageExtensionRequired: true) else { continue }
-            if let candidate = url.candidate {
-                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: start + candidate.range.lowerBound..<start + candidate.range.upperBound,
-                                                 syntax: .cssCandidate(attributeQuote: nil), target: .formatSet(resolution: candidate.resolution)))
-            } else {
-                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: range, syntax: .css(quote: url.quote)))
-            }
-        }
+        references += CSSScanner.references(in: bytes, at: start, file: file) { resolve($0, at: $1, imageExtensionRequired: true) }
     }
 
     /// CSS in a `style` attribute: found in the decoded value, replaced in the raw bytes.

@@ -9,7 +9,19 @@ import CommonMark
 /// sometimes wrong; so the destination is re-lexed from the reported span and must decode to the URL
 /// cmark parsed, else it is searched for in the enclosing block, else the image is reported and left.
 public enum MarkdownScanner {
+    /// The front matter's images, then the body's; cmark-gfm reads the body with the front matter
+    /// blanked, as it would otherwise take it for a thematic break and a heading.
     public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings()) -> PageScan {
+        let front = FrontMatterScanner.scan(file, settings: settings)
+        var scan = scanBody(SourceFile(path: file.path, kind: file.kind, bytes: FrontMatterScanner.masked(file.bytes)), settings: settings)
+        scan.file = file
+        guard !front.references.isEmpty || !front.diagnostics.isEmpty else { return scan }
+        scan.references += front.references
+        scan.diagnostics = front.diagnostics + scan.diagnostics
+        return inDocumentOrder(scan)
+    }
+
+    private static func scanBody(_ file: SourceFile, settings: ScanSettings) -> PageScan {
         let nodes = file.bytes.withUnsafeBytes { MarkdownParser.parse($0) }
         var scan = PageScan(file: file, references: [], diagnostics: [])
         var excluded = Set<Int>()

@@ -65,6 +65,19 @@ public struct ReferenceResolver: Sendable {
         return meaning
     }
 
+    /// The image `written` means, or nil; where it looks local but cannot be a file of the site, a
+    /// warning at `location` (the reference stays as it is).
+    public func image(_ written: String, at location: SourceLocation, imageExtensionRequired: Bool = false,
+                      diagnostics: inout [Diagnostic]) -> ImageSource? {
+        switch resolve(written, imageExtensionRequired: imageExtensionRequired) {
+        case .image(let source): return source
+        case .ignored: return nil
+        case .problem(let why):
+            diagnostics.append(Diagnostic(.warning, "\(why); left as it is", at: location))
+            return nil
+        }
+    }
+
     /// The path under `base_url` when a remote URL is one of the site's own.
     private func local(of url: RemoteURL) -> String? {
         guard let baseURL = settings.baseURL, url.scheme == baseURL.scheme, url.host == baseURL.host,

@@ -1,4 +1,5 @@
-/// A TOML value with the line it was written on, so configuration errors can name the line.
+/// A TOML value with the line it was written on, so configuration errors can name the line. (In
+/// Support/: the configuration and Markdown front matter both read TOML.)
 indirect enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
@@ -24,6 +25,18 @@ indirect enum TOMLValue: Sendable, Equatable {
 struct TOMLNode: Sendable, Equatable {
     var value: TOMLValue
     var line: Int
+    /// The bytes the value was written as (a string with its quotes), so that a value can be replaced
+    /// in place (Markdown front matter) without writing the document again.
+    var span: Range<Int>?
+
+    init(value: TOMLValue, line: Int, span: Range<Int>? = nil) {
+        self.value = value
+        self.line = line
+        self.span = span
+    }
+
+    /// Where a value was written is not part of what it is.
+    static func == (a: TOMLNode, b: TOMLNode) -> Bool { a.value == b.value && a.line == b.line }
 }
 
 /// An offset date-time (date, time and offset), a local date-time (no offset), a local date or a
@@ -259,7 +272,9 @@ struct TOMLParser {
         let outer = depth
         defer { depth = outer }
         try deepen(by: path.count, at: start)
-        return (path, TOMLNode(value: try value(), line: keyLine))
+        let valueStart = position
+        let value = try value()
+        return (path, TOMLNode(value: value, line: keyLine, span: valueStart..<position))
     }
 
     private mutating func deepen(by levels: Int, at start: Int) throws(TOMLError) {
@@ -352,7 +367,9 @@ struct TOMLParser {
                 return .array(items)
             }
             let itemLine = line(at: position)
-            items.append(TOMLNode(value: try value(), line: itemLine))
+            let itemStart = position
+            let item = try value()
+            items.append(TOMLNode(value: item, line: itemLine, span: itemStart..<position))
             try skipBlankLines()
             if peek() == UInt8(ascii: ",") {
                 advance()

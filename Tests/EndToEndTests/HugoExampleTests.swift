@@ -1,0 +1,39 @@
+import Foundation
+import ImgBakeTestSupport
+import Testing
+
+/// Examples/hugo as a user runs it: `make` runs Hugo, then imgbake on public/ with a depfile; a second
+/// `make` with nothing changed does nothing, and one after an edit builds again.
+@Suite struct HugoExampleTests {
+    static let hugo = ["/usr/bin/hugo", "/usr/local/bin/hugo"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: hugo != nil, "hugo is not installed (Debian's `hugo`; `make test` installs it)"))
+    func makeRunsHugoThenImgbakeAndASecondMakeDoesNothing() async throws {
+        let origin = try Origin()
+        let folder = TemporaryFolder()
+        // The example refers to ../images (its local image) beside it, as in the repository.
+        try FileManager.default.copyItem(atPath: Paths.root + "/Examples/hugo", toPath: folder.path + "/hugo")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/images", withDestinationPath: Paths.images)
+        let example = folder.path + "/hugo"
+        let variables = ["IMGBAKE=\(Paths.binary)", "HUGO=\(Self.hugo!)",
+                         "IMGBAKE_FLAGS=--cache-dir \(folder.path)/cache --connect-to \(origin.connectTo)"]
+
+        let first = try await run(["make"] + variables, in: example)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("imgbake build public") && first.stdout.contains("0 failed"), "\(first.stdout)")
+        let post = try #require(folder.text("hugo/public/posts/first-light/index.html"))
+        #expect(!post.contains("images.test") && !post.contains("\"/img/astronaut.jpg\""), "\(post)")
+        #expect(post.contains("content=\"https://example.org/_img/astronaut-") && post.contains("url(/_img/astronaut-"))
+        #expect(try #require(folder.text("hugo/.imgbake.d")).contains("public/img/astronaut.jpg"))
+
+        let second = try await run(["make"] + variables, in: example)
+        #expect(second.status == 0 && !second.stdout.contains("hugo") && !second.stdout.contains("imgbake build"), "\(second.stdout)")
+        #expect(second.stdout.contains("Nothing to be done") || second.stdout.contains("is up to date"))
+
+        try await Task.sleep(for: .milliseconds(1100)) // make compares times at one-second resolution on some systems
+        folder.write("hugo/content/posts/wide.md", "+++\ntitle = \"Edited\"\n+++\n![Coffee](http://images.test/img/coffee.png)\n")
+        let third = try await run(["make"] + variables, in: example)
+        #expect(third.stdout.contains("imgbake build public"), "\(third.stdout)")
+        #expect(folder.text("hugo/public/posts/wide/index.html")?.contains("/_img/coffee-") == true)
+    }
+}
