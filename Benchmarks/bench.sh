@@ -22,3 +22,4 @@ export NEWTOOL_CACHE=/tmp/new-cache NEWTOOL_OUT=/tmp/new-out
 export STEPS=${STEPS:-newtool pyvips hugo vips}
 bash "$BENCH/run_all.sh" "$PAGES" "$UNIQUE" "$RUNS"
 python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img | tee "$RESULTS/ratios.md"
+python3 "$here/quality.py" | tee -a "$RESULTS/ratios.md"

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 /// Pages rewritten in memory, with the image files they refer to already written.
 struct RewrittenPages: Sendable {
     /// Aligned with `Selection.rewritable`; nil where the page changed since it was scanned.
@@ -36,10 +38,16 @@ extension Build {
     func writeImagesAndRewrite(_ selection: Selection, _ images: inout ResolvedSet, _ plan: BuildPlan,
                                _ services: BuildServices) async throws(BuildError) -> RewrittenPages {
         let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
+        // Pages are independent: rewritten on every core (a fifth of a warm build's CPU was here, on one).
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
-            selection.rewritable.map { page in
-                self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }
+            let pages = selection.rewritable
+            let results = Mutex([PageRewrite?](repeating: nil, count: pages.count))
+            DispatchQueue.concurrentPerform(iterations: pages.count) { index in
+                let page = pages[index]
+                let rewrite = self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }
+                results.withLock { $0[index] = rewrite }
             }
+            return results.withLock { $0 }
         }
         var rewrites = rewriteAll(images)
         let emitter = ImageEmitter(cache: services.cache, directory: plan.imagesFolder)
