@@ -87,6 +87,13 @@ package func drain(_ fd: Int32?) async -> Data {
     }
 }
 
+/// A memory bound for the tests that measure a build's peak: doubled under a sanitizer (`make
+/// sanitize` sets IMGBAKE_SANITIZER), whose shadow memory, redzones and quarantine of freed blocks
+/// (256 MiB by default) are not imgbake's.
+package func memoryBound(_ bytes: Int) -> Int {
+    ProcessInfo.processInfo.environment["IMGBAKE_SANITIZER"] == nil ? bytes : bytes * 2
+}
+
 /// Runs a program under a python3 parent that reports the child's peak resident set size (wait4's
 /// ru_maxrss), so other processes of the test run do not count.
 package func runMeasuringPeakMemory(_ arguments: [String]) async throws -> (CommandResult, peakBytes: Int) {
