@@ -33,10 +33,11 @@ let package = Package(
         .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
 
         // Swift bindings: one owner type per C handle, errors drained at the call site.
-        .target(name: "Vips", dependencies: ["CVips", "CShims"]),
-        .target(name: "Curl", dependencies: ["CCurl", "CShims"]),
+        .target(name: "Locking"),
+        .target(name: "Vips", dependencies: ["CVips", "CShims", "Locking"]),
+        .target(name: "Curl", dependencies: ["CCurl", "CShims", "Locking"]),
         .target(name: "Gumbo", dependencies: ["CGumbo"]),
-        .target(name: "CommonMark", dependencies: ["CCmarkGFM"]),
+        .target(name: "CommonMark", dependencies: ["CCmarkGFM", "Locking"]),
         .target(name: "Exif", dependencies: ["CExif"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "CShims"]),
         .target(name: "Digest", dependencies: ["CCrypto"]),
@@ -49,7 +50,7 @@ let package = Package(
                             .embedInCode("img-attributes.mustache"), .embedInCode("report.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
-            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims",
+            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims", "Locking",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -59,7 +60,7 @@ let package = Package(
         ]),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
         // real builds, the real binary), sharing a support library.
-        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims"], path: "Tests/TestSupport"),
+        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "ImgBakeUnitTests",
                     dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
                                    .product(name: "Yams", package: "Yams")],

@@ -1,12 +1,12 @@
 import CCmarkGFM
 import Glibc
-import Synchronization
+import Locking
 
 /// Parses GitHub-flavoured Markdown with cmark-gfm (tables, strikethrough, autolinks, task lists,
 /// footnotes) and returns the document flattened in document order. The cmark tree is freed before
 /// returning.
 public enum MarkdownParser {
-    private static let registered = Mutex(false)
+    private static let registered = Locked(false)
 
     public static func parse(_ input: UnsafeRawBufferPointer) -> [MarkdownNode] {
         withDocument(input) { document, _ in

@@ -1,7 +1,7 @@
 import CCurl
 import CShims.Curl
 import Foundation
-import Synchronization
+import Locking
 
 /// An HTTP client on libcurl's multi interface. One thread owns the multi handle and every easy handle
 /// (libcurl handles are not thread-safe); Swift tasks hand requests over and wait on continuations.
@@ -51,7 +51,7 @@ struct Pending: Sendable {
 private final class Loop: Sendable {
     let maxConcurrent: Int
     let maxPerHost: Int
-    let inbox = Mutex<(items: [Pending], stopping: Bool, joiners: [CheckedContinuation<Void, Never>], ended: Bool)>(([], false, [], false))
+    let inbox = Locked<(items: [Pending], stopping: Bool, joiners: [CheckedContinuation<Void, Never>], ended: Bool)>(([], false, [], false))
     /// Only `curl_multi_wakeup` (documented thread-safe) is called on it from other threads.
     nonisolated(unsafe) let multi: UnsafeMutableRawPointer
 
@@ -158,7 +158,7 @@ private final class Loop: Sendable {
 
 /// `curl_global_init` must run once, before any other call, and is not thread-safe.
 enum CurlGlobal {
-    private static let done = Mutex(false)
+    private static let done = Locked(false)
 
     static func initialize() {
         done.withLock { done in

@@ -1,11 +1,11 @@
 import CShims.Vips
 import CVips
-import Synchronization
+import Locking
 
 /// Process-wide libvips state. `vips_init` may run once and `vips_shutdown` is final, so the runtime is
 /// started on first use and never stopped.
 public enum VipsRuntime {
-    private static let started = Mutex<Result<Void, VipsError>?>(nil)
+    private static let started = Locked<Result<Void, VipsError>?>(nil)
 
     /// Starts libvips with `threadsPerImage` worker threads per pipeline (callers run several images in
     /// parallel, so a small number is best), no operation cache, and only the loaders imgbake trusts.

@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// An injectable wall clock for freshness and failure-memory tests.
 package final class TestClock: Sendable {
-    private let seconds: Mutex<Double>
+    private let seconds: Locked<Double>
 
-    package init(_ start: Double = Date().timeIntervalSince1970) { seconds = Mutex(start) }
+    package init(_ start: Double = Date().timeIntervalSince1970) { seconds = Locked(start) }
 
     package var now: @Sendable () -> Double { { [self] in seconds.withLock { $0 } } }
 

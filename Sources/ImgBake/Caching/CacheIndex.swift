@@ -1,20 +1,20 @@
 import Foundation
 import SQLite
-import Synchronization
+import Locking
 
 /// The SQLite index of the cache: URL key → original blob and validators; variant key → variant blob;
 /// remembered failures. WAL mode and a busy timeout let several builds share one cache; every write
 /// is a short transaction.
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
-    let database: Mutex<Database>
+    let database: Locked<Database>
     static let schemaVersion = 5
 
     /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
     /// immutable file and used as it is, and a missing one is an empty index in memory.
     public init(path: String, readOnly: Bool = false) throws {
         if readOnly && FileManager.default.fileExists(atPath: path) {
-            database = Mutex(try Database(path: path, immutable: true))
+            database = Locked(try Database(path: path, immutable: true))
             return
         }
         let db = try Database(path: readOnly ? ":memory:" : path)
@@ -34,7 +34,7 @@ public final class CacheIndex: Sendable {
                 if version < 5 { try Self.migrateToVersion5(db) }
             }
         }
-        database = Mutex(db)
+        database = Locked(db)
     }
 
     /// Version 3: per-site state for incremental builds (pages, and the files imgbake placed in an

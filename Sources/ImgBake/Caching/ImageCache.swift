@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The persistent cache: blobs and index under one folder. Its methods are the only way in — every
 /// SQL statement lives in this folder — and each runs on the cache's own I/O threads, so a busy lock
@@ -17,7 +17,7 @@ public final class ImageCache: Sendable {
     private let io: BlockingPool
     /// Nil when the cache can be written; else why not (read-only folder or file system).
     public let readOnly: String?
-    private let overlay = Mutex(CacheOverlay())
+    private let overlay = Locked(CacheOverlay())
 
     /// Threads for disk and SQLite work. SQLite writes are serialised by its lock anyway; two threads
     /// let a blob copy proceed while another call waits on the index.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 /// Pages rewritten in memory, with the image files they refer to already written.
 struct RewrittenPages: Sendable {
     /// Aligned with `Selection.rewritable`; nil where the page changed since it was scanned.
@@ -41,7 +41,7 @@ extension Build {
         // Pages are independent: rewritten on every core (a fifth of a warm build's CPU was here, on one).
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
             let pages = selection.rewritable
-            let results = Mutex([PageRewrite?](repeating: nil, count: pages.count))
+            let results = Locked([PageRewrite?](repeating: nil, count: pages.count))
             DispatchQueue.concurrentPerform(iterations: pages.count) { index in
                 let page = pages[index]
                 let rewrite = self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The services one build runs on, with one owner that starts them, locks what they share, and
 /// shuts them down — cancelling what is still running and joining every thread it started —
@@ -22,7 +22,7 @@ final class BuildServices: Sendable {
     /// The shared cache (`cache.remote`), unless `--offline` or `--no-remote`.
     let remote: RemoteCache?
     /// Held while the build uses the cache, so `cache gc` never removes what it uses.
-    private let cacheLock: Mutex<CacheLock?>
+    private let cacheLock: Locked<CacheLock?>
     /// Held for the whole build: one build at a time writes an output. None for `--check`.
     let outputLock: OutputLock?
 
@@ -50,7 +50,7 @@ final class BuildServices: Sendable {
         // build cannot change it, and the warning at the end says so.
         let lock = cache.readOnly == nil ? try Self.lockCache(config.cache.directory, .shared, wait: true)
                                          : try? Self.lockCache(config.cache.directory, .shared, wait: true)
-        cacheLock = Mutex(lock ?? nil)
+        cacheLock = Locked(lock ?? nil)
         do {
             transformer = try Transformer(threads: config.jobs,
                                           limits: .init(maxPixels: config.images.maxPixels, maxFrames: config.images.maxFrames))

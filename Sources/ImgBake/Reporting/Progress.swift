@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// How far a build is, for a progress display: read `snapshot` as often as you like.
 public final class BuildProgress: Sendable {
@@ -23,8 +23,8 @@ public final class BuildProgress: Sendable {
         }
     }
 
-    private let state = Mutex(Snapshot())
-    private let downloader = Mutex<Downloader?>(nil)
+    private let state = Locked(Snapshot())
+    private let downloader = Locked<Downloader?>(nil)
 
     public init() {}
 

@@ -1,6 +1,6 @@
 import Curl
 import Foundation
-import Synchronization
+import Locking
 
 /// What a download produced.
 public enum DownloadResult: Sendable {
@@ -36,7 +36,7 @@ public final class Downloader: Sendable {
     private let session: CurlSession
     private let settings: FetchSettings
     private let policy: AddressPolicy
-    private let counters = Mutex(FetchCounters())
+    private let counters = Locked(FetchCounters())
 
     static let accept = "image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.8"
     static let userAgent = "imgbake/\(SystemInfo.version) (static site image build step)"

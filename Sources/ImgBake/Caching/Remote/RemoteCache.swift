@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// What the remote cache did in one build, for the summary line and the report.
 public struct RemoteCounters: Sendable, Equatable, Codable {
@@ -38,8 +38,8 @@ public final class RemoteCache: Sendable {
     /// relies on every shard's images being in the remote.
     let uploadsEverythingUsed: Bool
     private let maxOriginalBytes: Int
-    let state = Mutex(RemoteState())
-    let queue = Mutex(UploadQueue())
+    let state = Locked(RemoteState())
+    let queue = Locked(UploadQueue())
 
     public init(settings: RemoteSettings, local: ImageCache, maxOriginalBytes: Int, uploadsEverythingUsed: Bool = false,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
