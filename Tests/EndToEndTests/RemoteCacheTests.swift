@@ -111,11 +111,15 @@ import ImgBakeTestSupport
         #expect(site.output("c") == site.output("b"))
     }
 
-    @Test func aRemoteStoppedMidBuildCostsOneWarning() async throws {
+    // Timed against slow downloads: under ThreadSanitizer the build is too slow for the remote to be
+    // stopped in the middle of it.
+    @Test(.disabled(if: Sanitizer.active == "thread", "timing-dependent under ThreadSanitizer"))
+    func aRemoteStoppedMidBuildCostsOneWarning() async throws {
         let origin = try Origin()
         let dav = try await DAVServer()
-        // One image comes at once; the others are slow, so the remote goes away while they download.
-        let site = RemoteSite(origin: origin, images: ["coffee.png", "fault/slow/1500/hubble.jpg", "fault/slow/1500/astronaut.jpg"])
+        // One image comes at once; the others take 6 s, so the remote goes away while they download (with
+        // margin: under a loaded test run the first upload is seen seconds late).
+        let site = RemoteSite(origin: origin, images: ["coffee.png", "fault/slow/6000/hubble.jpg", "fault/slow/6000/astronaut.jpg"])
         site.configure(cache: "remote = \"\(dav.url)\"\nremote_timeout = \"5s\"")
         async let build = site.build("a")
         let clock = ContinuousClock()
@@ -129,7 +133,7 @@ import ImgBakeTestSupport
         #expect(run.report?.totals.referencesLocalised == 3)
         #expect(run.remoteWarnings.count == 1 && run.remoteWarnings.first?.contains("unavailable") == true, "\(run.result.stderr)")
         #expect(run.result.warnings.split(separator: "\n").count == 1, "\(run.result.stderr)")
-        #expect(clock.now - started < .seconds(60))
+        #expect(clock.now - started < timeBound(.seconds(60)))
     }
 
     @Test func aRemoteAnswering500IsGivenUpOnAfterAFewRequests() async throws {
