@@ -105,8 +105,6 @@ package final class TemporaryFolder: @unchecked Sendable {
 
 /// Reads a pipe to its end with read(2), retrying when a signal interrupts it. Foundation's
 /// `readDataToEndOfFile()` traps on EINTR, and tests have child processes (SIGCHLD) all the time.
-package func readAll(_ handle: FileHandle) -> Data { readAll(handle.fileDescriptor) }
-
 package func readAll(_ fd: Int32) -> Data {
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)

@@ -29,7 +29,7 @@ import Testing
     /// A minified page is one line: locating each of its images once took time in images × page size
     /// (this page: two minutes in a debug build, now two seconds). Not under a sanitizer (`make
     /// sanitize`), which slows everything down.
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["IMGBAKE_SANITIZER"] != nil), .timeLimit(.minutes(1)))
+    @Test(.disabled(if: Sanitizer.active != nil), .timeLimit(.minutes(1)))
     func aOneLinePageWithManyImagesScansQuickly() {
         let card = "<div class=card><p>" + String(repeating: "lorem ipsum dolor sit amet ", count: 18) + "</p>"
         let page = (0..<2000).map { card + #"<img src="https://cdn.example/\#($0).jpg" alt="x"></div>"# }.joined()

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the last build knew about one page, so the next one can leave it alone: an unchanged page
 /// whose images were all localised is neither read again nor rewritten.
-struct PageState: Sendable, Codable, Equatable {
+struct PageState: Sendable, Equatable {
     var path: String
     /// Fingerprint of every setting that changes what a page or an image becomes.
     var fingerprint: String
@@ -28,7 +28,7 @@ struct PageState: Sendable, Codable, Equatable {
 }
 
 /// A reference as reports show it.
-struct RecordedReference: Sendable, Codable, Equatable {
+struct RecordedReference: Sendable, Equatable {
     var line: Int
     var column: Int
     var kind: ImageReference.Kind

@@ -89,8 +89,7 @@ extension ImageManager {
                                         height: info.height, pages: info.pages, bytes: bytes.count,
                                         validators: validators, fetchedAt: now())
             await cache.storeOriginal(bytes, as: record, credits: inspection.credits, now: now())
-            // Files of the site are not uploaded: every machine building it has them.
-            if origin == .downloaded { writeBack(record, credits: inspection.credits) }
+            writeBack(record, credits: inspection.credits)
             return .available(record, origin: origin, credits: inspection.credits, notes: notes)
         } catch let error as TransformError {
             return await fail(FetchFailure(error.description, kind: .permanent), url: url, key: key, transform: true)

@@ -30,8 +30,10 @@ extension ImageManager {
         await cache.storeBlob(bytes)
     }
 
-    /// A downloaded or revalidated original goes up (its blob, then its record).
+    /// A downloaded or revalidated original goes up (its blob, then its record). A file of the site
+    /// does not: every machine building the site has it (its variants do go up).
     nonisolated func writeBack(_ record: OriginalRecord, credits: Credits) {
+        if case .local = ImageSource(serialized: record.url) { return }
         remote?.upload(.original(record, credits))
     }
 

@@ -11,33 +11,14 @@ public struct OutputNaming: Sendable {
     public static func stem(for source: ImageSource) -> String {
         var name = source.lastPathSegment
         if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
-        if name.utf8.allSatisfy({ $0 < 0x80 }) { return asciiStem(name) }
-        var out = ""
-        var lastWasDash = true
-        for scalar in name.lowercased().unicodeScalars {
-            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-                out.unicodeScalars.append(scalar)
-                lastWasDash = false
-            } else if !lastWasDash {
-                out += "-"
-                lastWasDash = true
-            }
-        }
-        while out.hasSuffix("-") { out.removeLast() }
-        let capped = String(out.prefix(40))
-        return capped.isEmpty ? "image" : (capped.hasSuffix("-") ? String(capped.dropLast()) : capped)
-    }
-
-    /// The same for an ASCII name, on its bytes: Unicode properties per character were 5 % of a warm
-    /// build's CPU.
-    private static func asciiStem(_ name: String) -> String {
+        // On the bytes: only ASCII letters and digits are kept, and a run of anything else (a
+        // multi-byte character too) becomes one dash. Unicode properties per character were 5 % of a
+        // warm build's CPU.
         var out: [UInt8] = []
-        out.reserveCapacity(min(name.utf8.count, 40))
         var lastWasDash = true
-        for byte in name.utf8 {
-            let lower = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
-            if (0x61...0x7A).contains(lower) || (0x30...0x39).contains(lower) {
-                out.append(lower)
+        for byte in name.lowercased().utf8 {
+            if (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) {
+                out.append(byte)
                 lastWasDash = false
             } else if !lastWasDash {
                 out.append(UInt8(ascii: "-"))
