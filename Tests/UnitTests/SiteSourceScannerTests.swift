@@ -196,6 +196,8 @@ import Yams
         #expect(scan("data.json", #"{"image": "a.png"}"#).references.isEmpty)
         #expect(scan("data.json", #"{"version": "https://jsonfeed.org/version/1", "image": "a.png""#).references.isEmpty)
         #expect(scan("list.json", String(repeating: "[", count: 100_000)).references.isEmpty)
+        // `\u` takes four hex digits, not a sign: not JSON, so not a feed.
+        #expect(scan("feed.json", #"{"version": "https://jsonfeed.org/version/1", "image": "a\u+abc.png"}"#).references.isEmpty)
     }
 
     @Test func aFeedWithoutBaseURLIsAnErrorAndStays() throws {

@@ -21,11 +21,17 @@ public final class BlobStore: Sendable {
     @discardableResult
     public func write(_ bytes: [UInt8]) throws -> BlobID {
         let id = BlobID(of: bytes)
+        try write(bytes, as: id)
+        return id
+    }
+
+    /// Stores `bytes` whose id the caller already computed or checked (a record names it): hashing
+    /// them again here was a second SHA-256 of every original and variant stored.
+    public func write(_ bytes: [UInt8], as id: BlobID) throws {
         let path = path(of: id)
-        if AtomicFile.size(of: path) == bytes.count { return id }
+        if AtomicFile.size(of: path) == bytes.count { return }
         try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
         try AtomicFile.write(bytes, to: path, durable: true)
-        return id
     }
 
     public enum ReadResult: Sendable {

@@ -95,7 +95,7 @@ public final class ImageCache: Sendable {
     /// forgotten.
     public func storeOriginal(_ bytes: [UInt8], as record: OriginalRecord, credits: Credits, now: Double) async {
         await store({ index, blobs in
-            try blobs.write(bytes)
+            try blobs.write(bytes, as: record.blob)
             try index.putOriginal(record, now: now)
             if !credits.isEmpty { try index.putCredits(credits, for: record.blob) }
             try index.removeFailure(record.key)
@@ -121,9 +121,9 @@ public final class ImageCache: Sendable {
         })
     }
 
-    /// Bytes fetched from the remote cache (already checked against their hash).
-    public func storeBlob(_ bytes: [UInt8]) async {
-        await store({ _, blobs in try blobs.write(bytes) }, else: { $0.blobs[BlobID(of: bytes)] = bytes })
+    /// Bytes fetched from the remote cache, already checked against their id.
+    public func storeBlob(_ bytes: [UInt8], as id: BlobID) async {
+        await store({ _, blobs in try blobs.write(bytes, as: id) }, else: { $0.blobs[id] = bytes })
     }
 
     /// An original confirmed by a 304: new validators and fetch time.
@@ -189,7 +189,7 @@ public final class ImageCache: Sendable {
             return row
         }
         await store({ index, blobs in
-            for made in made { if let bytes = made.bytes { try blobs.write(bytes) } }
+            for (row, made) in zip(rows, made) { if let bytes = made.bytes, let id = row.blob { try blobs.write(bytes, as: id) } }
             try index.putVariants(rows, now: now)
             if let placeholder { try index.putPlaceholder(placeholder.value, kind: placeholder.kind, for: original) }
         }, else: { kept in

@@ -27,6 +27,8 @@ public struct OriginalKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public init(_ string: String) { self.string = string }
     public var description: String { string }
     public static func < (a: OriginalKey, b: OriginalKey) -> Bool { a.string < b.string }
+    /// The key of a file of the site (`file:` and its path), not of a remote URL.
+    public var isSiteFile: Bool { string.hasPrefix("file:") }
 }
 
 /// The cache key of a variant: hash of the original's blob, the canonical variant spec and the

@@ -64,14 +64,15 @@ extension ImageManager {
 
     /// After a download: sniff the format, read the header (pixel and frame budgets, credits), store
     /// the blob and the index rows.
+    /// `blob`: the bytes' id when the caller has already hashed them.
     nonisolated func store(_ bytes: [UInt8], validators: Validators, url: ImageSource, key: OriginalKey, notes: [String],
-                           origin: ResolutionOrigin = .downloaded) async -> OriginalOutcome {
+                           origin: ResolutionOrigin = .downloaded, blob known: BlobID? = nil) async -> OriginalOutcome {
         guard let format = ImageFormat.sniff(bytes) else {
             let got = validators.contentType.map { "Content-Type \($0)" } ?? "no Content-Type"
             let what = bytes.isEmpty ? "an empty response" : "\(got), starts with \(Self.preview(bytes))"
             return await fail(FetchFailure("not an image (\(what))", kind: .permanent), url: url, key: key)
         }
-        let blob = BlobID(of: bytes)
+        let blob = known ?? BlobID(of: bytes)
         do {
             let inspection: Inspection
             if format == .svg {

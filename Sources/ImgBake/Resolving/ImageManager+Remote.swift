@@ -27,14 +27,14 @@ extension ImageManager {
     /// their hash; if it has not, the decode finds them missing and they are fetched from the origin).
     nonisolated func localiseOriginal(_ record: OriginalRecord) async {
         guard let remote, !(await cache.hasBlob(record.blob)), let bytes = await remote.blob(record.blob) else { return }
-        await cache.storeBlob(bytes)
+        await cache.storeBlob(bytes, as: record.blob)
     }
 
     /// A downloaded or revalidated original goes up (its blob, then its record). A file of the site
     /// does not: every machine building the site has it (its variants do go up).
     nonisolated func writeBack(_ record: OriginalRecord, credits: Credits) {
-        if case .local = ImageSource(serialized: record.url) { return }
-        remote?.upload(.original(record, credits))
+        guard let remote, !record.key.isSiteFile else { return }
+        remote.upload(.original(record, credits))
     }
 
     /// Variants just made go up.

@@ -29,8 +29,7 @@ struct LocalFiles: Sendable {
         guard let real = Self.realPath(full), real.hasPrefix(realSite + "/") else {
             return .problem("a symbolic link to outside the site; not followed")
         }
-        let stamp = FileStamp(size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
-        return .file(path: full, stamp: stamp)
+        return .file(path: full, stamp: FileStamp(info))
     }
 
     /// How an original's record remembers the file it was read from.
@@ -52,9 +51,10 @@ extension ImageManager {
         guard let site else {
             return .failed(ImageFailure(reason: "local images are not read here", kind: .fetch(.final)))
         }
-        guard case .file(let full, let stamp) = site.locate(path) else {
-            guard case .problem(let why) = site.locate(path) else { fatalError("unreachable") }
-            return .failed(ImageFailure(reason: why, kind: .fetch(.permanent)))
+        let full: String, stamp: FileStamp
+        switch site.locate(path) {
+        case .file(let path, let found): (full, stamp) = (path, found)
+        case .problem(let why): return .failed(ImageFailure(reason: why, kind: .fetch(.permanent)))
         }
         let validator = LocalFiles.validator(stamp)
         let known = force ? nil : try? await cache.original(key)
@@ -67,12 +67,13 @@ extension ImageManager {
         }
         var validators = Validators()
         validators.etag = validator
-        if let known, known.blob == BlobID(of: bytes), await cache.hasBlob(known.blob) {
+        let blob = BlobID(of: bytes)
+        if let known, known.blob == blob, await cache.hasBlob(known.blob) {
             var touched = known
             touched.validators = validators
             await cache.revalidated(touched, now: now())
             return .available(touched, origin: .cached, credits: await cache.credits(of: known.blob) ?? Credits(), notes: [])
         }
-        return await store(bytes, validators: validators, url: .local(path), key: key, notes: [], origin: .read)
+        return await store(bytes, validators: validators, url: .local(path), key: key, notes: [], origin: .read, blob: blob)
     }
 }

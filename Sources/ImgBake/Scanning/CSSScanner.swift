@@ -92,7 +92,7 @@ public enum CSSScanner {
 
     private static func trimmed(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
         var range = range
-        while range.lowerBound < range.upperBound, bytes[range.upperBound - 1].isCSSSpace { range = range.lowerBound..<range.upperBound - 1 }
+        while range.lowerBound < range.upperBound, bytes[range.upperBound - 1].isHTMLSpace { range = range.lowerBound..<range.upperBound - 1 }
         return range
     }
 }
@@ -138,8 +138,8 @@ private struct Tokenizer {
             index = min(bytes.count, index + 2)
             return CSSToken(kind: .whitespace, range: start..<index)
         }
-        if byte.isCSSSpace {
-            while index < bytes.count, bytes[index].isCSSSpace { index += 1 }
+        if byte.isHTMLSpace {
+            while index < bytes.count, bytes[index].isHTMLSpace { index += 1 }
             return CSSToken(kind: .whitespace, range: start..<index)
         }
         switch byte {
@@ -165,7 +165,7 @@ private struct Tokenizer {
     /// After `url(`: a function when a string follows (white space allowed), else an unquoted URL token.
     private mutating func urlOrFunction(start: Int) -> CSSToken {
         var look = index
-        while look < bytes.count, bytes[look].isCSSSpace { look += 1 }
+        while look < bytes.count, bytes[look].isHTMLSpace { look += 1 }
         if look < bytes.count, bytes[look] == UInt8(ascii: "\"") || bytes[look] == UInt8(ascii: "'") {
             return CSSToken(kind: .function("url"), range: start..<index)
         }
@@ -176,9 +176,9 @@ private struct Tokenizer {
         var bad = false
         while index < bytes.count, bytes[index] != UInt8(ascii: ")") {
             let byte = bytes[index]
-            if byte.isCSSSpace {
+            if byte.isHTMLSpace {
                 contentEnd = index
-                while index < bytes.count, bytes[index].isCSSSpace { index += 1 }
+                while index < bytes.count, bytes[index].isHTMLSpace { index += 1 }
                 if index < bytes.count, bytes[index] != UInt8(ascii: ")") { bad = true }
                 continue
             }
@@ -227,14 +227,15 @@ private struct Tokenizer {
     /// `\` then up to six hex digits (and one white space), or any other character.
     private mutating func escape() -> [UInt8] {
         index += 1
-        var hex = ""
-        while index < bytes.count, hex.count < 6, let digit = Unicode.Scalar(bytes[index]).properties.isASCIIHexDigit ? Character(Unicode.Scalar(bytes[index])) : nil {
-            hex.append(digit)
+        var value: UInt32 = 0, digits = 0
+        while index < bytes.count, digits < 6, let digit = bytes[index].hexValue {
+            value = value << 4 | UInt32(digit)
+            digits += 1
             index += 1
         }
-        if !hex.isEmpty {
-            if index < bytes.count, bytes[index].isCSSSpace { index += 1 }
-            let scalar = UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) ?? "\u{FFFD}"
+        if digits > 0 {
+            if index < bytes.count, bytes[index].isHTMLSpace { index += 1 } // CSS white space is HTML's
+            let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
             return Array(String(Character(scalar)).utf8)
         }
         guard index < bytes.count else { return [] }
@@ -271,11 +272,6 @@ private struct Tokenizer {
     private func isNameStart(_ byte: UInt8) -> Bool {
         (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") || byte == UInt8(ascii: "_") || byte >= 0x80
     }
-}
-
-extension UInt8 {
-    /// White space as CSS defines it.
-    var isCSSSpace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0C || self == 0x0D }
 }
 
 extension CSSScanner {

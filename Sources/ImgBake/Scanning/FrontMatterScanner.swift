@@ -41,15 +41,17 @@ public enum FrontMatterScanner {
     /// `bytes` with the front matter blanked (line endings kept), for a Markdown parser that would take
     /// it for a thematic break and a heading.
     public static func masked(_ bytes: [UInt8]) -> [UInt8] {
-        guard let block = block(in: bytes) else { return bytes }
+        block(in: bytes).map { masked(bytes, block: $0) } ?? bytes
+    }
+
+    static func masked(_ bytes: [UInt8], block: Block) -> [UInt8] {
         var masked = bytes
         for i in block.whole where masked[i] != 0x0A && masked[i] != 0x0D { masked[i] = 0x20 }
         return masked
     }
 
-    public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings())
-        -> (references: [ImageReference], diagnostics: [Diagnostic]) {
-        guard let block = block(in: file.bytes) else { return ([], []) }
+    /// The images the front matter's configured keys name, and warnings about the values left.
+    static func scan(_ file: SourceFile, block: Block, settings: ScanSettings) -> (references: [ImageReference], diagnostics: [Diagnostic]) {
         var found = FrontMatterValues(file: file, block: block, settings: settings)
         switch block.language {
         case .yaml: found.yaml()

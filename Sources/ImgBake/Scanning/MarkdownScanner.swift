@@ -12,8 +12,11 @@ public enum MarkdownScanner {
     /// The front matter's images, then the body's; cmark-gfm reads the body with the front matter
     /// blanked, as it would otherwise take it for a thematic break and a heading.
     public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings()) -> PageScan {
-        let front = FrontMatterScanner.scan(file, settings: settings)
-        var scan = scanBody(SourceFile(path: file.path, kind: file.kind, bytes: FrontMatterScanner.masked(file.bytes)), settings: settings)
+        // Most pages have none: their file is scanned as it is, not copied and indexed again.
+        guard let block = FrontMatterScanner.block(in: file.bytes) else { return scanBody(file, settings: settings) }
+        let front = FrontMatterScanner.scan(file, block: block, settings: settings)
+        var scan = scanBody(SourceFile(path: file.path, kind: file.kind, bytes: FrontMatterScanner.masked(file.bytes, block: block)),
+                            settings: settings)
         scan.file = file
         guard !front.references.isEmpty || !front.diagnostics.isEmpty else { return scan }
         scan.references += front.references

@@ -118,7 +118,8 @@ enum AtomicFile {
             filled += count
         }
         bytes.removeSubrange(filled...)
-        let stamp = FileStamp(size: filled, modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        var stamp = FileStamp(info)
+        stamp.size = filled
         return (bytes, stamp)
     }
 

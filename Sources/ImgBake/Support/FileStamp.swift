@@ -10,6 +10,14 @@ struct FileStamp: Sendable, Codable, Equatable {
     static func of(_ path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return FileStamp(info)
+    }
+
+}
+
+extension FileStamp {
+    /// From what `stat`/`fstat` said of a file.
+    init(_ info: stat) {
+        self.init(size: Int(info.st_size), modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

@@ -42,5 +42,4 @@ struct RemoteCredentials: Sendable, CustomStringConvertible {
         }
     }
 
-    var isNone: Bool { if case .none = kind { true } else { false } }
 }

@@ -144,8 +144,13 @@ private struct JSONReader {
     }
 
     private mutating func hex4() -> UInt32? {
-        guard position + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
-        else { return nil }
+        // Four hex digits exactly (UInt32(_:radix:) would also take a sign: `\u+abc`).
+        guard position + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for byte in bytes[position..<position + 4] {
+            guard let digit = byte.hexValue else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
         position += 4
         return value
     }
