@@ -93,15 +93,17 @@ extension RemoteCache {
             guard answer == .absent, isWritable else { return false }
         }
         guard case .found(let bytes) = await local.readBlob(id) else { return false }
-        guard await put(RemotePath.blob(id), bytes, contentType: "application/octet-stream") else { return false }
+        // Read back verified against its id, which is also the payload hash S3 wants.
+        guard await put(RemotePath.blob(id), bytes, contentType: "application/octet-stream", payloadHash: id.hex) else { return false }
         state.withLock { $0.present.insert(id); $0.badBlobs.remove(id) }
         return true
     }
 
     @discardableResult
-    private func put(_ path: String, _ bytes: [UInt8], contentType: String = "application/json") async -> Bool {
+    private func put(_ path: String, _ bytes: [UInt8], contentType: String = "application/json",
+                     payloadHash: String? = nil) async -> Bool {
         guard isWritable else { return false }
-        let (answer, elapsed) = await store.put(path, bytes, contentType: contentType)
+        let (answer, elapsed) = await store.put(path, bytes, contentType: contentType, payloadHash: payloadHash)
         account(answer, elapsed, writing: true, sent: bytes.count)
         return answer == .stored
     }

@@ -62,13 +62,15 @@ final class RemoteStore: Sendable {
         await perform(request(.head, object, body: [], limit: maxBytes))
     }
 
-    func put(_ object: String, _ body: [UInt8], contentType: String) async -> (RemoteAnswer, Duration) {
-        var request = request(.put, object, body: body, limit: 1 << 20)
+    /// `payloadHash`: the body's SHA-256 in hex when the caller knows it (a blob's id is its hash).
+    func put(_ object: String, _ body: [UInt8], contentType: String, payloadHash: String? = nil) async -> (RemoteAnswer, Duration) {
+        var request = request(.put, object, body: body, limit: 1 << 20, payloadHash: payloadHash)
         request.headers.append("Content-Type: \(contentType)")
         return await perform(request)
     }
 
-    func request(_ method: TransferRequest.Method, _ object: String, body: [UInt8], limit: Int) -> TransferRequest {
+    func request(_ method: TransferRequest.Method, _ object: String, body: [UInt8], limit: Int,
+                 payloadHash: String? = nil) -> TransferRequest {
         var request = TransferRequest(url: url(of: object))
         request.method = method
         request.body = body
@@ -88,7 +90,7 @@ final class RemoteStore: Sendable {
         }
         if case .s3 = settings.location {
             // S3 wants the payload's hash in a header of its own; libcurl signs it with the rest.
-            let hash = body.isEmpty ? Self.emptyPayloadHash : Hex.lowercase(SHA256.hash(body))
+            let hash = payloadHash ?? (body.isEmpty ? Self.emptyPayloadHash : Hex.lowercase(SHA256.hash(body)))
             request.headers.append("x-amz-content-sha256: \(hash)")
         }
         return request
