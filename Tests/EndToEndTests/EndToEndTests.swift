@@ -44,14 +44,21 @@ func normalizingHashes(_ text: String) -> String {
         let first = try await site.build(origin: origin)
         #expect(first.summary.imagesDownloaded == 6)
         let firstOutput = site.folder.digests(under: "out")
-        try FileManager.default.removeItem(atPath: site.out)
         try await origin.reset()
 
-        let second = try await site.build(origin: origin)
-        #expect(try await origin.stats().requests_total == 0)
-        #expect(second.summary.imagesCached == 6)
+        // Into a new output folder: every page read, every image from the cache.
+        var config = site.configuration(origin: origin)
+        config.outputDirectory = site.folder.path + "/out2"
+        let second = try await site.build(config)
+        #expect(second.summary.imagesCached == 6 && second.summary.pagesScanned == 2)
         #expect(second.summary.variantsEncoded == 0)
+        #expect(site.folder.digests(under: "out2") == firstOutput)
+        // Into the wiped output folder: the pages as written, from the cache.
+        try FileManager.default.removeItem(atPath: site.out)
+        let third = try await site.build(origin: origin)
+        #expect(third.summary.pagesRestored == 2 && third.summary.uniqueImages == 0 && third.summary.variantsEncoded == 0)
         #expect(site.folder.digests(under: "out") == firstOutput)
+        #expect(try await origin.stats().requests_total == 0)
     }
 
     @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {

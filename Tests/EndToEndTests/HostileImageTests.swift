@@ -107,7 +107,7 @@ import ImgBakeTestSupport
         let cache = try ImageCache(directory: site.cache)
         #expect(try cache.index.failureCount() == refused.count)
         #expect(try cache.index.entries().filter { $0.kind == .original }.count == names.count - refused.count)
-        #expect(CacheMaintenance.blobFiles(cache.blobs).count == Set(try cache.index.entries().map(\.blob)).count)
+        #expect(CacheMaintenance.blobFiles(cache.blobs).count == Set(try cache.index.entries().map(\.blob)).count + (try cache.index.pageBlobs()).count)
         for file in site.folder.files(under: "out/_img") {
             let match = try #require(file.firstMatch(of: /-[0-9a-f]{10}-(\d+)\.(\w+)$/))
             let image = try VipsImage.open(ImageBuffer(site.folder.read("out/_img/" + file)!))

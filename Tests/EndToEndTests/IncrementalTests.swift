@@ -39,10 +39,91 @@ import ImgBakeTestSupport
         #expect(utimensat(AT_FDCWD, touched, &times, 0) == 0)
         try FileManager.default.removeItem(atPath: site.out + "/_img/" + (site.folder.files(under: "out/_img").first { $0.hasPrefix("coffee-") && $0.hasSuffix(".webp") })!)
         let result = try await site.build(origin: origin)
-        // p1 changed; p3 (coffee.png) lost an image file; p2 was only touched.
-        #expect(result.summary.pagesScanned == 2 && result.summary.pagesUnchanged == 4)
+        // p1 changed; p2 was only touched; p3 (coffee.png) lost an image file, written again from the
+        // cache without reading the page.
+        #expect(result.summary.pagesScanned == 1 && result.summary.pagesUnchanged == 5 && result.summary.pagesRestored == 1)
         #expect(site.output("p1.html")?.contains("alt=\"edited\"") == true)
         #expect(site.folder.files(under: "out/_img").contains { $0.hasPrefix("coffee-") && $0.hasSuffix(".webp") })
+    }
+
+    // MARK: Lost outputs
+
+    /// What the last build of `site` recorded for each page (`previous` of its partition).
+    func pageStates(_ site: TestSite, _ origin: Origin) async throws -> [String: PageState] {
+        let plan = try BuildPlan(site.configuration(origin: origin), now: 0)
+        let cache = try ImageCache(directory: site.cache)
+        defer { Task { await cache.shutdown() } }
+        return await cache.pageStates(root: plan.stateRoot)
+    }
+
+    /// A wiped `--out` (a fresh CI checkout with the cache restored): every page and image file is
+    /// written again from the cache, byte for byte, without reading a page or asking the origin.
+    @Test func aLostOutputIsWrittenAgainFromTheCacheWithoutReadingAPage() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: 8)
+        site.page("plain.html", "<p>no images</p>")
+        site.page("style.css", "p { color: red }")
+        _ = try await site.build(origin: origin)
+        let built = site.folder.digests(under: "out")
+        try FileManager.default.removeItem(atPath: site.out)
+        try await origin.reset()
+
+        let again = try await site.build(origin: origin)
+        #expect(again.summary.pagesScanned == 0 && again.summary.pagesUnchanged == 10 && again.summary.pagesRestored == 8, "\(again.summary.lines)")
+        #expect(again.summary.lines[0].contains("(8 written again from the cache)"))
+        #expect(try await origin.stats().requests_total == 0)
+        #expect(site.folder.digests(under: "out") == built)
+        #expect(again.diagnostics.isEmpty, "\(again.diagnostics)")
+        // Recorded as placed: a page deleted from the site takes its output with it.
+        try FileManager.default.removeItem(atPath: site.site + "/p0.html")
+        _ = try await site.build(origin: origin)
+        #expect(!FileManager.default.fileExists(atPath: site.out + "/p0.html"))
+    }
+
+    /// A page whose blob is damaged or gone, or whose image file the cache cannot give back, is read and
+    /// rewritten instead; the output is the same.
+    @Test func aPageTheCacheCannotGiveBackWholeIsReadAgain() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: 6)
+        _ = try await site.build(origin: origin)
+        let built = site.folder.digests(under: "out")
+        let states = try await pageStates(site, origin)
+        let blobs = BlobStore(root: site.cache + "/blobs")
+        let damaged = try #require(states["p0.html"]?.rendered), gone = try #require(states["p1.html"]?.rendered)
+        FileManager.default.createFile(atPath: blobs.path(of: damaged), contents: Data("<p>not the page</p>".utf8))
+        blobs.remove(gone)
+        // p2's fallback image damaged in the cache: its page is read again and the file made again.
+        let index = try CacheIndex(path: site.cache + "/index.sqlite3")
+        let image = try #require(states["p2.html"]?.images.first { $0.hasSuffix(".jpg") })
+        let record = try #require(try index.output(named: image))
+        FileManager.default.createFile(atPath: blobs.path(of: record.blob), contents: Data("not a jpeg".utf8))
+        try FileManager.default.removeItem(atPath: site.out)
+
+        let again = try await site.build(origin: origin)
+        #expect(again.summary.pagesScanned == 3 && again.summary.pagesRestored == 3, "\(again.summary.lines)")
+        #expect(site.folder.digests(under: "out") == built)
+        #expect(try await origin.stats().requests_total == 6, "no request beyond the first build's")
+    }
+
+    /// Garbage collection keeps the blobs page states name; a page state that stops naming one lets it go.
+    @Test func garbageCollectionKeepsTheBlobsOfPages() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: 2)
+        _ = try await site.build(origin: origin)
+        let first = try #require(try await pageStates(site, origin)["p0.html"]?.rendered)
+        let blobs = BlobStore(root: site.cache + "/blobs")
+        let cache = try ImageCache(directory: site.cache)
+        _ = try CacheMaintenance.collect(cache, maxBytes: .max)
+        #expect(blobs.exists(first))
+        site.page("p0.html", "<img src=\"\(origin.url("img/" + Paths.exampleImages[1]))\" alt=\"edited\">")
+        _ = try await site.build(origin: origin)
+        _ = try CacheMaintenance.collect(cache, maxBytes: .max)
+        #expect(!blobs.exists(first))
+        #expect(try await pageStates(site, origin)["p0.html"]?.rendered.map(blobs.exists) == true)
+        await cache.shutdown()
     }
 
     @Test func changedSettingsRebuildEveryPage() async throws {

@@ -95,17 +95,21 @@ import ImgBakeTestSupport
     enum PageEvent: String, CaseIterable, Sendable { case unchanged, edited, partlyFailed, fullyFailed, deleted }
     enum ImageEvent: String, CaseIterable, Sendable { case fresh, stale, changedUpstream }
 
-    static let space: [(Mode, PageEvent, ImageEvent, Bool)] = Mode.allCases.flatMap { mode in
+    /// What happens before each of the later builds: nothing, `cache clean`, or the outputs lost (with
+    /// `--out` the whole output folder, as on a fresh CI checkout with the cache restored; in place the
+    /// images folder), which the next build restores from the cache.
+    enum Between: String, CaseIterable, Sendable { case nothing, cacheClean, outputsLost }
+
+    static let space: [(Mode, PageEvent, ImageEvent, Between)] = Mode.allCases.flatMap { mode in
         PageEvent.allCases.flatMap { page in
-            ImageEvent.allCases.flatMap { image in [false, true].map { (mode, page, image, $0) } }
+            ImageEvent.allCases.flatMap { image in Between.allCases.map { (mode, page, image, $0) } }
         }
     }
 
-    /// Build once; then change one page and one image; build three more times (with or without
-    /// `cache clean` before each). After every build, every reference resolves and the output equals a
-    /// clean build of the same sources.
+    /// Build once; then change one page and one image; build three more times (each after `between`).
+    /// After every build, every reference resolves and the output equals a clean build of the same sources.
     @Test(arguments: space)
-    func everyBuildLeavesEveryReferenceResolvedAndEqualsACleanBuild(mode: Mode, page: PageEvent, image: ImageEvent, cleanBetween: Bool) async throws {
+    func everyBuildLeavesEveryReferenceResolvedAndEqualsACleanBuild(mode: Mode, page: PageEvent, image: ImageEvent, between: Between) async throws {
         let world = try World()
         world.site.page("p0.html", world.page([("a.png", "a"), ("b.jpg", "b")]))
         world.site.page("p1.html", world.page([("c.png", "c"), ("missing.png", "m")]))
@@ -127,7 +131,11 @@ import ImgBakeTestSupport
             world.advance(days: 8)
         }
         for _ in 0..<3 {
-            if cleanBetween { try CacheMaintenance.clean(try ImageCache(directory: world.site.cache)) }
+            switch between {
+            case .nothing: break
+            case .cacheClean: try CacheMaintenance.clean(try ImageCache(directory: world.site.cache))
+            case .outputsLost: world.loseOutputs(mode)
+            }
             try await world.buildAndCheck(mode)
         }
     }
@@ -170,6 +178,28 @@ final class World: @unchecked Sendable {
     }
 
     func advance(days: Double) { offset += days * 86_400 }
+
+    /// With `--out`, the whole output folder goes; in place, the images folder's files.
+    func loseOutputs(_ mode: Mode) {
+        if mode == .out {
+            try? FileManager.default.removeItem(atPath: site.out)
+        } else {
+            for name in imageFiles(under: site.site) { unlink(site.site + "/_img/" + name) }
+        }
+    }
+
+    /// Flips the last byte of the cache's `pick`-th blob file (sorted by name, modulo their count).
+    func damageCacheBlob(_ pick: Int) {
+        let root = site.cache + "/blobs"
+        let files = (FileManager.default.subpaths(atPath: root) ?? []).filter { $0.count == 67 && !$0.contains(".tmp") }.sorted()
+        guard !files.isEmpty, let handle = FileHandle(forUpdatingAtPath: root + "/" + files[pick % files.count]) else { return }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd(), end > 0 else { return }
+        try? handle.seek(toOffset: end - 1)
+        let last = handle.readData(ofLength: 1)
+        try? handle.seek(toOffset: end - 1)
+        handle.write(Data([last[0] ^ 0xFF]))
+    }
 
     var clock: @Sendable () -> Double {
         let offset = self.offset

@@ -34,6 +34,16 @@ public final class BlobStore: Sendable {
         try AtomicFile.write(bytes, to: path, durable: true)
     }
 
+    /// Stores a small blob a build can do without (a page as written: a lost one only means the page
+    /// is rewritten from its source), so not fsync'd; a file already there is compared byte for byte,
+    /// not by size, since nothing else reads it before it is needed.
+    public func writeSmall(_ bytes: [UInt8], as id: BlobID) throws {
+        let path = path(of: id)
+        if AtomicFile.size(of: path) == bytes.count, AtomicFile.read(path) == bytes { return }
+        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(bytes, to: path, durable: false)
+    }
+
     public enum ReadResult: Sendable {
         case found([UInt8])
         case missing

@@ -36,6 +36,13 @@ extension CacheIndex {
         }
     }
 
+    /// Blobs holding pages as builds wrote them (`PageState.rendered`): kept while a page state names them.
+    public func pageBlobs() throws -> Set<BlobID> {
+        try database.withLock { db in
+            Set(try db.query("SELECT blob FROM pages WHERE blob IS NOT NULL").compactMap { $0[0].string.flatMap(BlobID.init(hex:)) })
+        }
+    }
+
     public func failureCount() throws -> Int {
         try database.withLock { db in try db.query("SELECT COUNT(*) FROM failures").first?.first?.int ?? 0 }
     }

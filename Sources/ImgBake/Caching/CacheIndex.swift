@@ -8,7 +8,7 @@ import Locking
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Locked<Database>
-    static let schemaVersion = 5
+    static let schemaVersion = 6
 
     /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
     /// immutable file and used as it is, and a missing one is an empty index in memory.
@@ -32,6 +32,7 @@ public final class CacheIndex: Sendable {
                 if version < 3 { try Self.migrateToVersion3(db) }
                 if version < 4 { try Self.migrateToVersion4(db) }
                 if version < 5 { try Self.migrateToVersion5(db) }
+                if version < 6 { try Self.migrateToVersion6(db) }
             }
         }
         database = Locked(db)
@@ -72,6 +73,15 @@ public final class CacheIndex: Sendable {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS remote_blobs (blob TEXT PRIMARY KEY);
             PRAGMA user_version = 5;
+            """)
+    }
+
+    /// Version 6: the blob holding each page as a build wrote it under `--out` (also in the page's state),
+    /// as a column so that garbage collection keeps those blobs without decoding every state.
+    private static func migrateToVersion6(_ db: Database) throws {
+        try db.execute("""
+            ALTER TABLE pages ADD COLUMN blob TEXT;
+            PRAGMA user_version = 6;
             """)
     }
 

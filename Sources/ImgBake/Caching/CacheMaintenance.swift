@@ -96,6 +96,9 @@ public enum CacheMaintenance {
         let entries = try cache.index.entries()
         var references: [BlobID: Int] = [:]
         for entry in entries { references[entry.blob, default: 0] += 1 }
+        // A page's blob goes when its state stops naming it (it is small; a build that has to read the
+        // page again rather than restore it costs more than the bytes).
+        for blob in try cache.index.pageBlobs() { references[blob, default: 0] += 1 }
 
         for (blob, size) in sizes where references[blob] == nil {
             cache.blobs.remove(blob)

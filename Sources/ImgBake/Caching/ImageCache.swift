@@ -222,6 +222,14 @@ public final class ImageCache: Sendable {
         return blobs.read(id)
     }
 
+    /// Keeps a page as a build wrote it under `--out`, on the calling thread (pages are rewritten on
+    /// every core), so that a lost output is written again from here. Nil when the cache cannot store.
+    func keepPageHere(_ bytes: [UInt8]) -> BlobID? {
+        guard overlay.withLock({ $0.reason == nil }) else { return nil }
+        let id = BlobID(of: bytes)
+        return (try? blobs.writeSmall(bytes, as: id)) == nil ? nil : id
+    }
+
     public enum CopyOutcome: Sendable {
         case written
         case damaged(String)

@@ -3,7 +3,7 @@
 /// of 10k pages, measured with perf); this is a line per field, read with a few splits.
 ///
 /// ```
-/// S1            version
+/// S2            version (S1, before `rendered`, reads as no state: the page is read once more)
 /// path          one line per scalar field, in declaration order; strings escaped (\\ \n \t)
 /// ...
 /// 3             a count, then that many lines (keys, images, references: line \t column \t kind \t url)
@@ -13,16 +13,16 @@
 /// then read again, as a new page would be.
 enum PageStateCodec {
     static func encode(_ state: PageState) -> String {
-        var lines = ["S1", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
+        var lines = ["S2", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
                      String(state.size), String(state.modified),
-                     state.output.map { "\($0.size) \($0.modified)" } ?? "-",
+                     state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.rendered?.hex ?? "-",
                      state.complete ? "1" : "0", state.imagesKnown ? "1" : "0"]
         for list in [state.keys, state.images] {
             lines.append(String(list.count))
             lines += list.map(escape)
         }
         lines.append(String(state.references.count))
-        lines += state.references.map { "\($0.line)\t\($0.column)\t\($0.kind.rawValue)\t\(escape($0.url))" }
+        if state.references.count > 0 { lines.append(state.references.lines) }
         lines.append(".") // a row cut short anywhere is not a state
         return lines.joined(separator: "\n")
     }
@@ -36,11 +36,11 @@ enum PageStateCodec {
     /// it replaced.
     private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> PageState? {
         var reader = Lines(bytes)
-        guard reader.next().map(reader.text) == "S1", let path = reader.string(), let fingerprint = reader.string(),
+        guard reader.next().map(reader.text) == "S2", let path = reader.string(), let fingerprint = reader.string(),
               let sourceHash = reader.string(), let size = reader.int(), let modified = reader.int64(),
-              let output = reader.next().map(reader.text), let complete = reader.flag(), let imagesKnown = reader.flag(),
+              let output = reader.next().map(reader.text), let rendered = reader.next().map(reader.text), let complete = reader.flag(), let imagesKnown = reader.flag(),
               let keys = reader.list({ $0.string() }), let images = reader.list({ $0.string() }),
-              let references = reader.list({ $0.reference() }), reader.next().map(reader.text) == ".", reader.atEnd
+              let references = reader.references(), reader.next().map(reader.text) == ".", reader.atEnd
         else { return nil }
         var stamp: FileStamp?
         if output != "-" {
@@ -48,24 +48,60 @@ enum PageStateCodec {
             guard parts.count == 2, let size = Int(parts[0]), let modified = Int64(parts[1]) else { return nil }
             stamp = FileStamp(size: size, modified: modified)
         }
+        var blob: BlobID?
+        if rendered != "-" {
+            guard let id = BlobID(hex: rendered) else { return nil }
+            blob = id
+        }
         return PageState(path: path, fingerprint: fingerprint, sourceHash: sourceHash, size: size, modified: modified,
-                         output: stamp, complete: complete, keys: keys, images: images, imagesKnown: imagesKnown,
+                         output: stamp, rendered: blob, complete: complete, keys: keys, images: images, imagesKnown: imagesKnown,
                          references: references)
     }
 
     static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "\n" || $0 == "\t" || $0 == "\r" }) else { return text }
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default: out.append(character)
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) else { return text }
+        // By byte: as `Character`s, "\r\n" is one that matches neither case and went through raw.
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            default: out.append(byte)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `line` is a reference as `RecordedReferences` stores it: two numbers, a kind, and a URL
+    /// whose escapes are whole. Looked at in place: nothing is made of it.
+    static func isReference(_ line: UnsafeBufferPointer<UInt8>.SubSequence) -> Bool {
+        var fields: [Range<Int>] = []
+        var start = line.startIndex
+        for index in line.indices where line[index] == 0x09 && fields.count < 3 {
+            fields.append(start ..< index)
+            start = index + 1
+        }
+        guard fields.count == 3 else { return false }
+        let url = line[start...]
+        func isNumber(_ range: Range<Int>) -> Bool {
+            let digits = line[range].drop { $0 == UInt8(ascii: "-") }
+            return !digits.isEmpty && digits.count < 19 && digits.allSatisfy { (0x30...0x39).contains($0) }
+        }
+        guard isNumber(fields[0]), isNumber(fields[1]),
+              ImageReference.Kind.allCases.contains(where: { $0.rawValue.utf8.elementsEqual(line[fields[2]]) }) else { return false }
+        var escaped = false
+        for byte in url {
+            if escaped {
+                guard [0x5C, UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "r")].contains(byte) else { return false }
+                escaped = false
+            } else if byte == 0x5C {
+                escaped = true
+            }
+        }
+        return !escaped
     }
 
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String? {
@@ -134,13 +170,16 @@ enum PageStateCodec {
             return items
         }
 
-        mutating func reference() -> RecordedReference? {
-            guard let line = next() else { return nil }
-            let fields = line.split(separator: 0x09, maxSplits: 3, omittingEmptySubsequences: false)
-            guard fields.count == 4, let number = Int(text(fields[0])), let column = Int(text(fields[1])),
-                  let kind = ImageReference.Kind(rawValue: text(fields[2])), let url = PageStateCodec.unescape(fields[3])
-            else { return nil }
-            return RecordedReference(line: number, column: column, kind: kind, url: url)
+        /// The reference lines, checked (so a damaged one still makes the whole state unreadable) but
+        /// kept as text.
+        mutating func references() -> RecordedReferences? {
+            guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
+            let start = position
+            for _ in 0..<count {
+                guard let line = next(), PageStateCodec.isReference(line) else { return nil }
+            }
+            let end = count == 0 ? start : position - 1
+            return RecordedReferences(checked: String(decoding: bytes[start ..< end], as: UTF8.self), count: count)
         }
     }
 }

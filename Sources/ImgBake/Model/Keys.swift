@@ -8,7 +8,8 @@ public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let hex: String
 
     public init?(hex: String) {
-        guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        // On the UTF-8 bytes: `Character`s (grapheme breaking) made this a visible part of reading page states.
+        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
         self.hex = hex
     }
 

@@ -23,7 +23,7 @@ extension Build {
     func finish(_ images: ResolvedSet, _ plan: BuildPlan, _ services: BuildServices) async -> [Diagnostic] {
         await services.resolver.finish(images, now: now())
         await services.remote?.finishUploads()
-        await services.cache.sweepTemporaries()
+        await services.sweep.value
         var notes: [Diagnostic] = services.remote?.diagnostics() ?? []
         if let unstored = services.cache.unstored {
             let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
@@ -82,6 +82,7 @@ extension Build {
         var summary = BuildSummary()
         summary.pagesScanned = outcome.selection.pages.count
         summary.pagesUnchanged = outcome.pages.unchanged.count
+        summary.pagesRestored = outcome.pages.restored.count
         summary.references = outcome.selection.references
         summary.referencesLocalised = outcome.site.referencesLocalised
         summary.pagesWritten = outcome.site.pagesWritten

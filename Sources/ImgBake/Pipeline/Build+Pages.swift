@@ -1,12 +1,20 @@
 import Foundation
+import Locking
 
 /// Which pages a build reads: those whose last build does not still hold.
 struct PagePartition: Sendable {
     /// What the last build of this site and output knew, by page.
     var previous: [String: PageState]
     /// Pages left alone: unchanged, built with the same settings, complete, outputs present, images fresh.
+    /// After `restore`, also those whose outputs were written again from the cache.
     var unchanged: [PageState]
+    /// Pages that would be unchanged but for their outputs (the page or its image files) being gone;
+    /// `restore` writes them again from the cache. Empty in place, or when the build writes no pages.
+    var lost: [PageState] = []
     var toRead: [String]
+    /// Of `unchanged`: the pages `restore` wrote again, and the files it placed.
+    var restored: Set<String> = []
+    var restoration = Healing()
 }
 
 /// The pages read and scanned, and the ones that could not be read.
@@ -25,52 +33,103 @@ extension Build {
 
     /// Pages whose last build still holds (unchanged source, same settings, every image localised,
     /// outputs present, images fresh) and those that must be read.
-    func partition(_ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async -> PagePartition {
-        let previous = await cache.pageStates(root: plan.stateRoot)
+    func partition(_ inventory: SiteInventory, _ previous: [String: PageState], _ plan: BuildPlan, _ cache: ImageCache) async -> PagePartition {
         // In place, a page reached through a link is left as it is: rewriting it would replace the link
         // with a file, and the page it points at is in the site and rewritten where it is.
         let candidates = plan.inPlace ? inventory.pages.filter { !inventory.linkedPages.contains($0) } : inventory.pages
-        let (unchanged, toRead) = await partition(candidates, previous: previous, plan: plan, cache: cache)
-        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = unchanged.count }
-        return PagePartition(previous: previous, unchanged: unchanged, toRead: toRead)
+        var partition = await partition(candidates, previous: previous, plan: plan, cache: cache)
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = partition.unchanged.count }
+        partition.previous = previous
+        return partition
     }
 
     private func partition(_ pages: [String], previous: [String: PageState], plan: BuildPlan,
-                           cache: ImageCache) async -> (unchanged: [PageState], toRead: [String]) {
+                           cache: ImageCache) async -> PagePartition {
         let config = plan.configuration
         // A shard build writes no pages: it reads them all, whatever an earlier build left.
-        guard config.fetch.policy != .refresh, config.shard == nil else { return ([], pages) }
-        var candidates: [PageState] = []
-        var toRead: [String] = []
-        var existing: [String: Bool] = [:]
-        func exists(_ path: String) -> Bool {
-            if let known = existing[path] { return known }
-            let found = FileStamp.of(path) != nil
-            existing[path] = found
-            return found
-        }
-        for path in pages {
-            guard var state = previous[path], state.fingerprint == plan.fingerprint, state.complete,
-                  let stamp = FileStamp.of(config.site + "/" + path) else { toRead.append(path); continue }
-            if stamp.size != state.size || stamp.modified != state.modified {
-                // Touched: unchanged only if the bytes are.
-                guard let bytes = AtomicFile.read(config.site + "/" + path), BlobID(of: bytes).hex == state.sourceHash else {
-                    toRead.append(path)
-                    continue
-                }
-                state.size = stamp.size
-                state.modified = stamp.modified
+        guard config.fetch.policy != .refresh, config.shard == nil else { return PagePartition(previous: [:], unchanged: [], toRead: pages) }
+        // With `--out`, a page whose outputs are gone is written again from the cache (`restore`).
+        let restoring = plan.writesSite && !plan.inPlace
+        // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
+        let slice = 256
+        let verdicts = Locked([[PageVerdict]](repeating: [], count: (pages.count + slice - 1) / slice))
+        DispatchQueue.concurrentPerform(iterations: verdicts.withLock(\.count)) { part in
+            var seen: [String: Bool] = [:]
+            let mine = pages[part * slice ..< min(pages.count, (part + 1) * slice)].map { path in
+                verdict(path, previous[path], plan: plan, restoring: restoring, seen: &seen)
             }
-            let imagesFolder = plan.imagesFolder + "/"
-            let outputsThere = state.images.allSatisfy { exists(imagesFolder + $0) }
-            let pageThere = config.outputDirectory == nil
-                || (state.output.map { FileStamp.of(config.outputRoot + "/" + path) == $0 } ?? exists(config.outputRoot + "/" + path))
-            guard outputsThere && pageThere else { toRead.append(path); continue }
-            candidates.append(state)
+            verdicts.withLock { $0[part] = mine }
+        }
+        var candidates: [PageState] = []
+        var lost: Set<String> = []
+        var toRead: [String] = []
+        for verdict in verdicts.withLock({ $0 }).joined() {
+            switch verdict {
+            case .read(let path): toRead.append(path)
+            case .unchanged(let state): candidates.append(state)
+            case .lost(let state):
+                candidates.append(state)
+                lost.insert(state.path)
+            }
         }
         // Images past their freshness are revalidated, which needs their pages.
         let keys = Set(candidates.flatMap(\.keys))
-        guard !keys.isEmpty else { return (candidates, toRead) }
+        let stale = await staleKeys(keys, plan: plan, cache: cache)
+        var partition = PagePartition(previous: [:], unchanged: [], toRead: toRead)
+        for state in candidates {
+            if state.keys.contains(where: stale.contains) {
+                partition.toRead.append(state.path)
+            } else if lost.contains(state.path) {
+                partition.lost.append(state)
+            } else {
+                partition.unchanged.append(state)
+            }
+        }
+        partition.toRead.sort()
+        return partition
+    }
+
+    private enum PageVerdict {
+        case read(String)
+        /// Unchanged, with its outputs in place (images' freshness still to be checked).
+        case unchanged(PageState)
+        /// Unchanged, but its page or image files are gone from the output.
+        case lost(PageState)
+    }
+
+    /// Whether the page's last build still holds, by its state, its file's stamp (its hash when the
+    /// stamp changed) and its outputs.
+    private func verdict(_ path: String, _ previous: PageState?, plan: BuildPlan, restoring: Bool,
+                         seen: inout [String: Bool]) -> PageVerdict {
+        let config = plan.configuration
+        guard var state = previous, state.fingerprint == plan.fingerprint, state.complete,
+              let stamp = FileStamp.of(config.site + "/" + path) else { return .read(path) }
+        if stamp.size != state.size || stamp.modified != state.modified {
+            // Touched: unchanged only if the bytes are.
+            guard let bytes = AtomicFile.read(config.site + "/" + path), BlobID(of: bytes).hex == state.sourceHash else {
+                return .read(path)
+            }
+            state.size = stamp.size
+            state.modified = stamp.modified
+        }
+        let imagesFolder = plan.imagesFolder + "/"
+        let outputsThere = state.images.allSatisfy { name in
+            if let known = seen[name] { return known }
+            let found = FileStamp.of(imagesFolder + name) != nil
+            seen[name] = found
+            return found
+        }
+        // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
+        // `mirror` places whether or not it is there.
+        let pageThere = config.outputDirectory == nil || state.output.map { FileStamp.of(config.outputRoot + "/" + path) == $0 } ?? true
+        if outputsThere && pageThere { return .unchanged(state) }
+        return restoring && state.rendered != nil ? .lost(state) : .read(path)
+    }
+
+    /// Of `keys`, the images whose cached copy is past its freshness (or whose local file changed).
+    private func staleKeys(_ keys: Set<String>, plan: BuildPlan, cache: ImageCache) async -> Set<String> {
+        let config = plan.configuration
+        guard !keys.isEmpty else { return [] }
         let ttl = config.fetch.ttl
         let moment = now()
         let records = (try? await cache.originals(keys.map(OriginalKey.init))) ?? [:]
@@ -82,11 +141,7 @@ extension Build {
             }
             return !config.fetch.isOffline && !Freshness.isFresh(record, now: moment, defaultTTL: ttl)
         }
-        var unchanged: [PageState] = []
-        for state in candidates {
-            if state.keys.contains(where: stale.contains) { toRead.append(state.path) } else { unchanged.append(state) }
-        }
-        return (unchanged, toRead.sorted())
+        return Set(stale)
     }
 
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).

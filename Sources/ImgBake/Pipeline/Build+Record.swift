@@ -29,17 +29,22 @@ extension Build {
         let config = plan.configuration
         let present = Set(inventory.pages)
         let gone = pages.previous.keys.filter { !present.contains($0) }
-        let referenced = Set(site.states.flatMap { $0.images.map { config.output.imagesDirectory + "/" + $0 } })
+        // By file name: a few hundred names over thousands of pages, not a path per reference.
+        var names = Set<String>()
+        for state in site.states { names.formUnion(state.images) }
+        let imagesPrefix = config.output.imagesDirectory + "/"
+        func referenced(_ path: String) -> Bool { path.hasPrefix(imagesPrefix) && names.contains(String(path.dropFirst(imagesPrefix.count))) }
         let everyPageKnown = site.states.allSatisfy(\.imagesKnown) && Set(site.states.map(\.path)).isSuperset(of: present)
-        let sitePaths = Set(inventory.pages + inventory.otherFiles)
+        let sitePaths = present.union(inventory.otherFiles)
         let outputs = Set(site.outputs).compactMap { output in
             images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.serialized) }
         }
         do {
-            let placed = try await cache.placedFiles(root: plan.stateRoot).merging(site.placed) { $1 }
+            let known = try await cache.placedFiles(root: plan.stateRoot)
+            let placed = known.merging(site.placed) { $1 }
             var removed: [String] = []
             let tree = OutputTree(site: config.site, output: config.outputRoot)
-            for (path, kind) in placed where !referenced.contains(path) {
+            for (path, kind) in placed where !referenced(path) {
                 // Whatever placed it (a copy of a site file named like an image, say), a file a page
                 // refers to stays.
                 let orphan = kind == "image" ? everyPageKnown : (!plan.inPlace && !sitePaths.contains(path))
@@ -50,7 +55,7 @@ extension Build {
             // Only what changed is written: a no-op rebuild of a large site writes no page state.
             let changed = site.states.filter { pages.previous[$0.path] != $0 }
             await cache.recordBuild(root: plan.stateRoot, pages: changed, removingPages: gone, outputs: outputs,
-                                        placed: site.placed, removed: removed)
+                                        placed: site.placed.filter { known[$0.key] != $0.value }, removed: removed)
             return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
         } catch {
             return [Diagnostic(.warning, "cache: could not record the build's state: \(error)")]

@@ -38,13 +38,15 @@ extension Build {
     func writeImagesAndRewrite(_ selection: Selection, _ images: inout ResolvedSet, _ plan: BuildPlan,
                                _ services: BuildServices) async throws(BuildError) -> RewrittenPages {
         let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
+        let cache = plan.inPlace ? nil : services.cache
         // Pages are independent: rewritten on every core (a fifth of a warm build's CPU was here, on one).
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
             let pages = selection.rewritable
             let results = Locked([PageRewrite?](repeating: nil, count: pages.count))
             DispatchQueue.concurrentPerform(iterations: pages.count) { index in
                 let page = pages[index]
-                let rewrite = self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }
+                var rewrite = self.reload(page.page, plan).map { rewriter.rewrite($0, requests: page.requests, images: images.image(for:)) }
+                if let bytes = rewrite?.bytes { rewrite?.rendered = cache?.keepPageHere(bytes) }
                 results.withLock { $0[index] = rewrite }
             }
             return results.withLock { $0 }
@@ -95,6 +97,7 @@ extension Build {
             site.states.append(state(of: page, rewrite: nil, written: nil, images: images, plan))
         }
         site.states += pages.unchanged
+        site.merge(pages.restoration)
         site.unchanged = Set(pages.unchanged.map(\.path))
         // A page that changed while the build ran, or could not be read, keeps what it refers to now
         // (and the images stay), with `complete` off so the next build reads it.
@@ -115,7 +118,7 @@ extension Build {
             OwnImageReferences.fileNames(in: $0.0, publicPath: plan.ownPublicPath)
         }
         var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
-                                          output: nil, complete: false, keys: [], images: [], references: [])
+                                          output: nil, complete: false, keys: [], images: [], references: RecordedReferences([]))
         state.complete = false
         state.imagesKnown = live != nil
         state.images = Array(Set(state.images).union(live ?? [])).sorted()
@@ -133,10 +136,12 @@ extension Build {
         let hash = inPlaceRewritten ? BlobID(of: rewrite!.bytes!).hex : page.hash
         return PageState(
             path: page.scan.file.path, fingerprint: plan.fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
-            output: plan.inPlace ? nil : written, complete: complete,
+            output: plan.inPlace ? nil : written, rendered: plan.inPlace || written == nil ? nil : rewrite?.rendered, complete: complete,
             keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.source]?.string })).sorted(),
             images: Array(ownImages(page, rewrite: rewrite, plan)).sorted(),
-            references: references.map { RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description) })
+            references: RecordedReferences(references.map {
+                RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description)
+            }))
     }
 
     /// The image files the page refers to as it now is in the output: those of the bytes written, or

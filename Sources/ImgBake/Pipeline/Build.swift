@@ -36,8 +36,9 @@ public struct Build: Sendable {
         let plan = try BuildPlan(configuration, now: now())
         return try await BuildServices.using(plan, now: now) { services throws(BuildError) in
             progress.watch(services.downloader)
+            async let previous = services.cache.pageStates(root: plan.stateRoot) // read while the site is walked
             let inventory = takeInventory(plan)
-            let pages = await partition(inventory, plan, services.cache)
+            let pages = try await restore(await partition(inventory, await previous, plan, services.cache), plan, services.cache)
             let scanned = await scan(pages.toRead, plan)
             let selection = select(scanned, plan)
             var images = await resolve(selection, services)

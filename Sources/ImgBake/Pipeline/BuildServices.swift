@@ -25,6 +25,9 @@ final class BuildServices: Sendable {
     private let cacheLock: Locked<CacheLock?>
     /// Held for the whole build: one build at a time writes an output. None for `--check`.
     let outputLock: OutputLock?
+    /// Removing the temporary files killed builds left among the blobs (256 folders to list) runs
+    /// from the start, beside the build's own work; `finish` waits for it.
+    let sweep: Task<Void, Never>
 
     /// Runs `body` with the services, and shuts them down afterwards whatever happened.
     static func using<T: Sendable>(_ plan: BuildPlan, now: @escaping @Sendable () -> Double,
@@ -64,6 +67,7 @@ final class BuildServices: Sendable {
                                site: config.images.local ? config.site : nil, now: now)
         resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs,
                             shard: config.shard)
+        sweep = Task { [cache] in await cache.sweepTemporaries() }
     }
 
     /// `--offline` means no network at all: not the remote cache either.
@@ -83,6 +87,7 @@ final class BuildServices: Sendable {
     }
 
     private func shutdown() async {
+        await sweep.value
         await manager.cancelAll()
         await downloader.shutdown()
         await transformer.shutdown()

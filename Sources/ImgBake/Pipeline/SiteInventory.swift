@@ -89,21 +89,24 @@ private struct Walker {
             warn(relative, "cannot read the folder (\(String(cString: strerror(errno)))); skipped")
             return
         }
-        var names: [String] = []
+        var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
         }
         closedir(directory)
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for (name, type) in entries.sorted(by: { $0.name < $1.name }) where !name.hasPrefix(".") {
             let child = relative.isEmpty ? name : relative + "/" + name
             let full = root + "/" + child
             if skipped.contains(where: { full == $0 || full.hasPrefix($0 + "/") }) { continue }
-            visit(child, full)
+            visit(child, full, regular: type == UInt8(DT_REG))
         }
     }
 
-    private mutating func visit(_ relative: String, _ full: String) {
+    /// `regular`: the folder listing says so, and it needs no `lstat` (a site of 10,000 pages spent a
+    /// tenth of a no-op build on them).
+    private mutating func visit(_ relative: String, _ full: String, regular: Bool) {
+        if regular { return place(relative, isLink: false) }
         var link = stat()
         guard lstat(full, &link) == 0 else { return warn(relative, "cannot read (\(String(cString: strerror(errno)))); skipped") }
         let isLink = link.st_mode & S_IFMT == S_IFLNK
@@ -124,14 +127,18 @@ private struct Walker {
             inventory.folders.append(relative)
             walk(folder: relative)
         case S_IFREG:
-            if SourceFile.kind(forPath: relative) != nil {
-                inventory.pages.append(relative)
-                if isLink { inventory.linkedPages.insert(relative) }
-            } else if relative != ConfigurationFile.defaultName {
-                inventory.otherFiles.append(relative)
-            }
+            place(relative, isLink: isLink)
         default:
             warn(relative, "not a regular file or folder (a socket, FIFO or device); skipped")
+        }
+    }
+
+    private mutating func place(_ relative: String, isLink: Bool) {
+        if SourceFile.kind(forPath: relative) != nil {
+            inventory.pages.append(relative)
+            if isLink { inventory.linkedPages.insert(relative) }
+        } else if relative != ConfigurationFile.defaultName {
+            inventory.otherFiles.append(relative)
         }
     }
 

@@ -3,6 +3,8 @@ public struct BuildSummary: Sendable, Equatable {
     public var pagesScanned = 0
     /// Pages not read at all: unchanged since a build that localised all their images.
     public var pagesUnchanged = 0
+    /// Of the unchanged pages: those whose lost outputs were written again from the cache.
+    public var pagesRestored = 0
     public var pagesWritten = 0
     public var references = 0
     public var referencesLocalised = 0
@@ -28,6 +30,7 @@ public struct BuildSummary: Sendable, Equatable {
     public var lines: [String] {
         var lines = [
             "\(pagesScanned) pages scanned, \(pagesWritten) rewritten" + (pagesUnchanged > 0 ? ", \(pagesUnchanged) unchanged" : "")
+                + (pagesRestored > 0 ? " (\(pagesRestored) written again from the cache)" : "")
                 + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
                 + (imagesRead > 0 ? ", \(imagesRead) read from the site" : "")

@@ -23,6 +23,8 @@ public struct BuildReport: Codable, Sendable {
 
     public struct Totals: Codable, Sendable {
         public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
+        /// Of the unchanged pages: those whose lost outputs were written again from the cache.
+        public var pagesRestored = 0
         public var references = 0, referencesLocalised = 0
         public var images = 0, imagesCached = 0, imagesDownloaded = 0, imagesRevalidated = 0, imagesStale = 0, imagesFailed = 0
         /// Local images read from the site (their variants were not all cached).
@@ -145,7 +147,7 @@ struct ReportBuilder {
     }
 
     mutating func add(unchanged state: PageState) {
-        for reference in state.references {
+        for reference in state.references.all {
             report.references.append(BuildReport.Reference(file: state.path, line: reference.line, column: reference.column,
                                                            kind: reference.kind.rawValue, url: reference.url, outcome: "unchanged"))
         }
@@ -163,6 +165,7 @@ struct ReportBuilder {
         report.totals.pages = s.pagesScanned + s.pagesUnchanged
         report.totals.pagesRewritten = s.pagesWritten
         report.totals.pagesUnchanged = s.pagesUnchanged
+        report.totals.pagesRestored = s.pagesRestored
         report.totals.references = report.references.count
         report.totals.referencesLocalised = report.references.filter { ["cached", "downloaded", "revalidated", "stale", "read", "unchanged"].contains($0.outcome) }.count
         report.totals.images = s.uniqueImages

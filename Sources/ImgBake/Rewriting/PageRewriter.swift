@@ -9,6 +9,8 @@ public struct PageRewrite: Sendable {
     public var diagnostics: [Diagnostic]
     /// References replaced.
     public var localised: Int
+    /// The new bytes' blob in the cache (`--out`), for writing the page again if its output is lost.
+    public var rendered: BlobID? = nil
 }
 
 /// Turns a scanned page and the resolved images into byte splices. An `<img src>` (not in a

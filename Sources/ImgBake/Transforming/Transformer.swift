@@ -79,7 +79,8 @@ public final class Transformer: Sendable {
     }
 
     public init(threads: Int, limits: Limits) throws {
-        try VipsRuntime.start(threadsPerImage: 1)
+        // libvips starts with the first image (`VipsImage` starts it): loading it and its modules is
+        // a sixth of a build that has no image to make (a warm rebuild).
         pool = BlockingPool(threads: threads, name: "transform")
         inspectPool = BlockingPool(threads: 1, name: "inspect")
         self.limits = limits
