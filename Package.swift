@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Layers, bottom up:
@@ -73,12 +74,17 @@ let package = Package(
 
 // libFuzzer targets (`make fuzz`, docs/FUZZING.md): `fuzz-<name>` checks `FuzzTarget.<name>`'s properties;
 // Tests/Fuzz/<name>/seeds is its seed corpus, tokens.dict its dictionary. CLibFuzzer only declares
-// libFuzzer's driver, which -sanitize=fuzzer links in.
-package.targets += [
-    .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
-    .target(name: "FuzzDriver", dependencies: ["ImgBake", "CLibFuzzer"], path: "Tests/Fuzz/Driver"),
-]
-for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite"] {
-    package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/\(name)",
-                                             exclude: ["seeds", "tokens.dict"]))
+// libFuzzer's driver, which -sanitize=fuzzer links in. Only in fuzz builds (Tests/Fuzz/fuzz.sh sets
+// IMGBAKE_FUZZ): `swift build --build-tests` builds every target, and compiling and linking six more
+// executables cost each `make test` several seconds. `make test` replays the seeds in-process
+// (FuzzSeedTests), so the properties stay checked there.
+if ProcessInfo.processInfo.environment["IMGBAKE_FUZZ"] != nil {
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+        .target(name: "FuzzDriver", dependencies: ["ImgBake", "CLibFuzzer"], path: "Tests/Fuzz/Driver"),
+    ]
+    for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite"] {
+        package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/\(name)",
+                                                 exclude: ["seeds", "tokens.dict"]))
+    }
 }

@@ -5,6 +5,7 @@
 # ones). A failing input is written to .build-fuzz/crashes/ and stops the run. See docs/FUZZING.md.
 set -eu
 SWIFT=${SWIFT:-swift}
+export IMGBAKE_FUZZ=1  # Package.swift declares the fuzz targets only then
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 TARGETS=${FUZZ_TARGETS:-"srcset markdown-destination toml html-rewrite markdown-rewrite"}
 OUT=.build-fuzz

@@ -301,7 +301,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.send_bytes(404, b"unknown fault\n", count=url)
 
 
-def main():
+def main(argv=None, forked=False):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", required=True, action="append")
     ap.add_argument("--port", type=int, default=0)
@@ -313,7 +313,7 @@ def main():
     ap.add_argument("--tls-key", help="the certificate's private key (PEM)")
     ap.add_argument("--bind", action="append", help="address to listen on (repeatable; default 127.0.0.1)")
     ap.add_argument("--max-drip-seconds", type=float, default=30.0, help="bound of /fault/drip and /fault/hang")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     Handler.roots, Handler.latency, Handler.cache_control = a.root, a.latency_ms / 1000.0, a.cache_control
     Handler.max_drip = a.max_drip_seconds
     ThreadingHTTPServer.daemon_threads = True
@@ -335,7 +335,12 @@ def main():
     for server in servers[1:]:
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
     server = servers[0]
-    print("PORT %d" % port, flush=True)
+    if forked:
+        # The zygote's stdout carries its answers: this process says where it listens, then lets go of it.
+        print("PORT %d %d" % (port, os.getpid()), flush=True)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    else:
+        print("PORT %d" % port, flush=True)
     parent = os.getppid()
 
     def watchdog():
@@ -353,5 +358,34 @@ def main():
         pass
 
 
+def zygote():
+    """`--zygote`: reads one origin's arguments per line (a JSON list) on stdin and forks an origin for
+    each, which answers `PORT <port> <pid>` (or `ERROR <why>`) on stdout. Starting Python and importing
+    http.server takes 0.2 s of CPU on the 2-core machines, and a test run starts about 200 origins; a
+    fork takes a millisecond. Each origin ends with SIGTERM, or when the zygote ends; the zygote ends
+    with its parent (the test process) or when stdin closes."""
+    import select, signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forked origins are reaped by the kernel
+    parent = os.getppid()
+    print("ZYGOTE", flush=True)
+    while True:
+        ready, _, _ = select.select([sys.stdin], [], [], 0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+        if not ready:
+            continue
+        line = sys.stdin.readline()
+        if not line:
+            os._exit(0)
+        if os.fork() == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.close(0)
+            try:
+                main(json.loads(line), forked=True)
+            except BaseException as error:  # argparse exits with SystemExit
+                print("ERROR %r" % (error,), flush=True)
+            os._exit(1)
+
+
 if __name__ == "__main__":
-    main()
+    zygote() if sys.argv[1:] == ["--zygote"] else main()

@@ -25,6 +25,8 @@ package final class ChildProcess: @unchecked Sendable {
     /// The read ends of the pipes asked for (the caller reads them; closed when this value goes away).
     package let stdout: Int32?
     package let stderr: Int32?
+    /// With `stdinPipe`, the write end of the child's standard input (otherwise it reads /dev/null).
+    package let stdin: Int32?
     // Guarded by `lock`: the child is reaped once, by whichever call sees it end first.
     private let lock = NSLock()
     private var ended: Termination?
@@ -33,7 +35,7 @@ package final class ChildProcess: @unchecked Sendable {
     ///   - environment: added to this process's environment (nil: inherited as it is).
     ///   - mergeStderr: stderr goes where stdout goes.
     package init(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
-                 stdout: Output = .inherit, stderr: Output = .inherit, mergeStderr: Bool = false) throws {
+                 stdout: Output = .inherit, stderr: Output = .inherit, mergeStderr: Bool = false, stdinPipe: Bool = false) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,7 +55,17 @@ package final class ChildProcess: @unchecked Sendable {
                 return fds[0]
             }
         }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var input: Int32?
+        if stdinPipe {
+            var fds: [Int32] = [0, 0]
+            guard imgbake_pipe_cloexec(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
+            posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+            parentEnds.append(fds[1])
+            childEnds.append(fds[0])
+            input = fds[1]
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         let out = try connect(stdout, to: 1)
         let err: Int32?
         if mergeStderr {
@@ -78,10 +90,11 @@ package final class ChildProcess: @unchecked Sendable {
         pid = child
         self.stdout = out
         self.stderr = err
+        self.stdin = input
     }
 
     deinit {
-        [stdout, stderr].compactMap { $0 }.forEach { close($0) }
+        [stdout, stderr, stdin].compactMap { $0 }.forEach { close($0) }
     }
 
     /// Blocks until the child ends (call it from a thread that may block, or use `termination()`).

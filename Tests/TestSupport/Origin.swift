@@ -6,7 +6,9 @@ import Glibc
 /// counts requests, injects faults. Stopped when the value goes away.
 package final class Origin: @unchecked Sendable {
     package let port: Int
-    private let process: ChildProcess
+    /// Its own process (in a network namespace), or one forked by the zygote.
+    private let process: ChildProcess?
+    private let forked: pid_t?
     /// The network namespace it runs in, if not the test's own.
     package let namespace: NetworkNamespace?
 
@@ -21,32 +23,32 @@ package final class Origin: @unchecked Sendable {
          namespace: NetworkNamespace? = nil) throws {
         self.namespace = namespace
         let roots = (root.map { [$0] } ?? [Paths.images, Paths.fixtures + "/colour", Paths.fixtures + "/metadata"]) + extraRoots
-        var arguments = (namespace?.exec ?? []) + ["python3", Paths.origin] + roots.flatMap { ["--root", $0] }
+        var arguments = roots.flatMap { ["--root", $0] }
             + ["--port", String(port ?? (namespace == nil ? 0 : 80)), "--watch-parent", "--latency-ms", String(latencyMilliseconds)]
         if let cacheControl { arguments += ["--cache-control", cacheControl] }
         if let tls { arguments += ["--tls-cert", tls.cert, "--tls-key", tls.key] }
         arguments += bind.flatMap { ["--bind", $0] }
-        process = try ChildProcess("/usr/bin/env", arguments, stdout: .pipe)
-        let output = process.stdout!
-        // Byte by byte with read(2) (retrying EINTR): only the first line is ours to take.
-        var line = ""
-        var byte: UInt8 = 0
-        while !line.hasSuffix("\n") {
-            let count = Glibc.read(output, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { break }
-            line += String(decoding: [byte], as: UTF8.self)
+        guard let namespace else {
+            (self.port, forked) = try OriginZygote.shared.get().start(arguments)
+            process = nil
+            return
         }
+        let process = try ChildProcess("/usr/bin/env", namespace.exec + ["python3", Paths.origin] + arguments, stdout: .pipe)
+        let line = readLine(process.stdout!)
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
             throw OriginError(message: "origin did not start: \(line)")
         }
         self.port = port
+        self.process = process
+        forked = nil
     }
 
     deinit {
-        // Not wait(): it would block a cooperative thread. The origin exits on SIGTERM at once.
-        process.terminate()
+        // Not wait(): it would block a cooperative thread. The origin exits on SIGTERM at once (a
+        // forked one is reaped by the kernel: the zygote ignores SIGCHLD).
+        process?.terminate()
+        if let forked { kill(forked, SIGTERM) }
     }
 
     package struct OriginError: Error {
@@ -97,4 +99,48 @@ package final class Origin: @unchecked Sendable {
         case .failure(let error): throw OriginError(message: "\(path): \(error)")
         }
     }
+}
+
+/// One Python process that forks a test origin for each `Origin` (origin.py `--zygote`): starting
+/// Python and importing http.server took 0.2 s of CPU per origin on the 2-core machines, about 40 s
+/// of a whole test run; a fork takes a millisecond. Started by the first origin a test process needs.
+final class OriginZygote: @unchecked Sendable {
+    static let shared = Result { try OriginZygote() }
+
+    private let process: ChildProcess
+    private let lock = NSLock()
+
+    private init() throws {
+        process = try ChildProcess("/usr/bin/env", ["python3", Paths.origin, "--zygote"], stdout: .pipe, stdinPipe: true)
+        let line = readLine(process.stdout!)
+        guard line == "ZYGOTE\n" else { throw Origin.OriginError(message: "origin zygote did not start: \(line)") }
+    }
+
+    /// Forks an origin with `arguments` (origin.py's); its port and process id.
+    func start(_ arguments: [String]) throws -> (port: Int, pid: pid_t) {
+        let request = try JSONSerialization.data(withJSONObject: arguments) + Data("\n".utf8)
+        lock.lock()
+        defer { lock.unlock() }
+        let written = request.withUnsafeBytes { Glibc.write(process.stdin!, $0.baseAddress, $0.count) }
+        guard written == request.count else { throw Origin.OriginError(message: "origin zygote: cannot write (\(String(cString: strerror(errno))))") }
+        let line = readLine(process.stdout!)
+        let fields = line.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard fields.count == 3, fields[0] == "PORT", let port = Int(fields[1]), let pid = pid_t(fields[2]) else {
+            throw Origin.OriginError(message: "origin did not start: \(line)")
+        }
+        return (port, pid)
+    }
+}
+
+/// One line from `fd`, byte by byte with read(2) (retrying EINTR): what follows it is not ours to take.
+private func readLine(_ fd: Int32) -> String {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while line.last != 0x0A {
+        let count = Glibc.read(fd, &byte, 1)
+        if count < 0 && errno == EINTR { continue }
+        guard count == 1 else { break }
+        line.append(byte)
+    }
+    return String(decoding: line, as: UTF8.self)
 }
