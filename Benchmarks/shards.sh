@@ -15,7 +15,7 @@ IMGBAKE=${IMGBAKE:-$ROOT/.build/release/imgbake}
 BENCH=${BENCH:-$ROOT/../shared/bench}; [ -d "$BENCH" ] || BENCH=/work/shared/bench
 PORT=${PORT:-8791}; O=http://127.0.0.1:$PORT
 R=${RESULTS:-/tmp/shards-bench}; SITE=$R/site
-[ -x "$IMGBAKE" ] || { echo "build the release binary first: swift build -c release --product imgbake" >&2; exit 2; }
+[ -x "$IMGBAKE" ] || { echo "build the release binary first: make release" >&2; exit 2; }
 [ -f /tmp/imgcorpus/manifest.tsv ] || bash "$BENCH/corpus/make_corpus.sh"
 rm -rf "$R"; mkdir -p "$R"
 
