@@ -126,6 +126,48 @@ import ImgBakeTestSupport
         await cache.shutdown()
     }
 
+    /// Over budget, pages' blobs go before any image: the pages are then rewritten from their sources,
+    /// with no request.
+    @Test func overBudgetPageBlobsGoFirst() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: 3)
+        _ = try await site.build(origin: origin)
+        let built = site.folder.digests(under: "out")
+        let states = try await pageStates(site, origin)
+        let blobs = BlobStore(root: site.cache + "/blobs")
+        let pageBytes = states.values.compactMap { $0.rendered.flatMap(blobs.size) }.reduce(0, +)
+        let cache = try ImageCache(directory: site.cache)
+        let total = CacheMaintenance.blobFiles(blobs).map(\.1).reduce(0, +)
+        let report = try CacheMaintenance.collect(cache, maxBytes: total - pageBytes)
+        await cache.shutdown()
+        #expect(report.removedEntries == 0 && report.freedBytes == pageBytes && !report.overBudget)
+        #expect(states.values.allSatisfy { $0.rendered.map(blobs.exists) == false })
+        try FileManager.default.removeItem(atPath: site.out)
+        try await origin.reset()
+        let again = try await site.build(origin: origin)
+        #expect(again.summary.pagesScanned == 3 && again.summary.pagesRestored == 0)
+        #expect(site.folder.digests(under: "out") == built)
+        #expect(try await origin.stats().requests_total == 0)
+    }
+
+    /// An output page that is there but not as the last build recorded it may be newer than the
+    /// record (a build killed before recording): it is rewritten from its source, never replaced by
+    /// the older page from the cache.
+    @Test func anOutputPageThatDiffersFromItsRecordIsRewrittenNotRestored() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: 2)
+        _ = try await site.build(origin: origin)
+        let image = try #require(try await pageStates(site, origin)["p0.html"]?.images.first)
+        unlink(site.out + "/_img/" + image)
+        site.folder.write("out/p0.html", "<p>written by a build that was not recorded</p>")
+        let again = try await site.build(origin: origin)
+        #expect(again.summary.pagesScanned == 1 && again.summary.pagesRestored == 0, "\(again.summary.lines)")
+        #expect(FileManager.default.fileExists(atPath: site.out + "/_img/" + image))
+        #expect(site.output("p0.html")?.contains("/_img/") == true)
+    }
+
     @Test func changedSettingsRebuildEveryPage() async throws {
         let origin = try Origin()
         let site = TestSite()

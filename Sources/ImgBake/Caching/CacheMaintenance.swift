@@ -87,7 +87,8 @@ public enum CacheMaintenance {
     }
 
     /// Evicts least recently used entries until the blob files fit in `maxBytes`. Blob files no row
-    /// refers to go first; entries used at or after `protectedSince` (by the running build) never go.
+    /// refers to go first, then pages as written; entries used at or after `protectedSince` (by the
+    /// running build) never go.
     public static func collect(_ cache: ImageCache, maxBytes: Int, protectedSince: Double? = nil) throws -> GCReport {
         var report = GCReport()
         sweepTemporaries(cache.blobs)
@@ -96,17 +97,19 @@ public enum CacheMaintenance {
         let entries = try cache.index.entries()
         var references: [BlobID: Int] = [:]
         for entry in entries { references[entry.blob, default: 0] += 1 }
-        // A page's blob goes when its state stops naming it (it is small; a build that has to read the
-        // page again rather than restore it costs more than the bytes).
-        for blob in try cache.index.pageBlobs() { references[blob, default: 0] += 1 }
-
-        for (blob, size) in sizes where references[blob] == nil {
+        func drop(_ blob: BlobID) {
+            guard let size = sizes[blob] else { return }
             cache.blobs.remove(blob)
             sizes[blob] = nil
             total -= size
             report.removedFiles += 1
             report.freedBytes += size
         }
+        // A page's blob (`PageState.rendered`) is kept while a state names it, but it is the first to
+        // go over budget: without it the page is rewritten from its source, with no request.
+        let pageBlobs = try cache.index.pageBlobs()
+        for blob in sizes.keys.filter({ references[$0] == nil && !pageBlobs.contains($0) }) { drop(blob) }
+        for blob in pageBlobs.sorted() where total > maxBytes && references[blob] == nil { drop(blob) }
         let candidates = entries.filter { protectedSince == nil || $0.usedAt < protectedSince! }.sorted {
             ($0.usedAt, $0.key) < ($1.usedAt, $1.key)
         }
@@ -114,13 +117,7 @@ public enum CacheMaintenance {
             try cache.index.remove(entry)
             report.removedEntries += 1
             references[entry.blob, default: 1] -= 1
-            if references[entry.blob] == 0, let size = sizes[entry.blob] {
-                cache.blobs.remove(entry.blob)
-                sizes[entry.blob] = nil
-                total -= size
-                report.removedFiles += 1
-                report.freedBytes += size
-            }
+            if references[entry.blob] == 0 { drop(entry.blob) }
         }
         report.remainingBytes = total
         report.overBudget = total > maxBytes

@@ -87,13 +87,15 @@ enum PageStateCodec {
         guard fields.count == 3 else { return false }
         let url = line[start...]
         func isNumber(_ range: Range<Int>) -> Bool {
-            let digits = line[range].drop { $0 == UInt8(ascii: "-") }
+            let field = line[range]
+            let digits = field.first == UInt8(ascii: "-") ? field.dropFirst() : field
             return !digits.isEmpty && digits.count < 19 && digits.allSatisfy { (0x30...0x39).contains($0) }
         }
         guard isNumber(fields[0]), isNumber(fields[1]),
               ImageReference.Kind.allCases.contains(where: { $0.rawValue.utf8.elementsEqual(line[fields[2]]) }) else { return false }
         var escaped = false
         for byte in url {
+            if byte == 0x0D { return false } // written escaped
             if escaped {
                 guard [0x5C, UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "r")].contains(byte) else { return false }
                 escaped = false

@@ -121,9 +121,12 @@ extension Build {
         }
         // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
         // `mirror` places whether or not it is there.
-        let pageThere = config.outputDirectory == nil || state.output.map { FileStamp.of(config.outputRoot + "/" + path) == $0 } ?? true
-        if outputsThere && pageThere { return .unchanged(state) }
-        return restoring && state.rendered != nil ? .lost(state) : .read(path)
+        guard config.outputDirectory != nil, let written = state.output else { return outputsThere ? .unchanged(state) : .read(path) }
+        let output = FileStamp.of(config.outputRoot + "/" + path)
+        if outputsThere && output == written { return .unchanged(state) }
+        // Restored only when the output page is as written or gone: one that is there but different
+        // may be newer than this state (a build that wrote it and was killed before recording it).
+        return restoring && state.rendered != nil && (output == written || output == nil) ? .lost(state) : .read(path)
     }
 
     /// Of `keys`, the images whose cached copy is past its freshness (or whose local file changed).
