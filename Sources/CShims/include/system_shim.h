@@ -12,4 +12,9 @@ void imgbake_limit_malloc_arenas(int count);
 int imgbake_pipe_cloexec(int fds[2]);
 int imgbake_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path);
 
+/// An unnamed file in `directory` (O_TMPFILE), -1 where the filesystem or kernel has none; and
+/// linkat through /proc/self/fd, which gives it a name once it is complete (EEXIST if taken).
+int imgbake_open_tmpfile(const char *directory, unsigned int mode);
+int imgbake_link_fd(int fd, const char *path);
+
 #endif

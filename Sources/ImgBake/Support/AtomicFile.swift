@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -24,10 +25,17 @@ enum AtomicFile {
 
     /// The same, with the content written by `body` into the temporary file's descriptor; `body`
     /// returns why it failed, or nil.
+    ///
+    /// The temporary file has no name (O_TMPFILE) where the filesystem allows, and is linked into place
+    /// once complete: as atomic as a rename, one directory operation fewer per file (a sixth of writing
+    /// a wiped output's 858 files again), and nothing left behind by a killed build. A target that
+    /// exists already is replaced through a named temporary and a rename.
     static func write(to path: String, durable: Bool, mode: mode_t = 0o644, _ body: (Int32) -> String?) throws(WriteError) {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let unnamed = canLinkUnnamed ? imgbake_open_tmpfile(directory.isEmpty ? "." : directory, UInt32(mode)) : -1
+        if unnamed >= 0 { return try writeUnnamed(unnamed, to: path, temp: temp, durable: durable, mode: mode, body) }
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
         var failure = body(fd)
@@ -39,6 +47,49 @@ enum AtomicFile {
         if let failure {
             unlink(temp)
             throw WriteError(path: path, reason: failure)
+        }
+    }
+
+    private static func writeUnnamed(_ fd: Int32, to path: String, temp: String, durable: Bool, mode: mode_t,
+                                     _ body: (Int32) -> String?) throws(WriteError) {
+        defer { close(fd) }
+        var failure = body(fd)
+        if failure == nil, durable, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil { fchmod(fd, mode) }
+        if let failure { throw WriteError(path: path, reason: failure) }
+        if imgbake_link_fd(fd, path) == 0 { return }
+        // Taken: replace it by a rename, as the named path does. Not linkable (a security module, say):
+        // the bytes are copied to a named temporary.
+        if errno == EEXIST ? imgbake_link_fd(fd, temp) != 0 : !copyWritten(fd, to: temp, mode: mode, durable: durable) {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw WriteError(path: path, reason: reason)
+        }
+        if rename(temp, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw WriteError(path: path, reason: reason)
+        }
+    }
+
+    /// Unnamed files are linked through /proc/self/fd, which some containers do not mount.
+    private static let canLinkUnnamed = access("/proc/self/fd", X_OK) == 0
+
+    /// Copies what was written to `fd` into a new file at `temp`; false (errno set) on failure.
+    private static func copyWritten(_ fd: Int32, to temp: String, mode: mode_t, durable: Bool) -> Bool {
+        let target = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard target >= 0 else { return false }
+        defer { close(target) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: off_t = 0
+        while true {
+            let count = pread(fd, buffer.baseAddress, buffer.count, offset)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return false }
+            if count == 0 { return fchmod(target, mode) == 0 && (!durable || fsync(target) == 0) }
+            guard writeAll(target, UnsafeRawBufferPointer(rebasing: buffer[0 ..< count])) == nil else { return false }
+            offset += off_t(count)
         }
     }
 
