@@ -48,6 +48,15 @@ import ImgBakeTestSupport
 
     // MARK: Lost outputs
 
+    /// `count` pages built once with `--out`: the origin, the site, and what the build wrote.
+    func builtSite(_ count: Int) async throws -> (Origin, TestSite, [String: String]) {
+        let origin = try Origin()
+        let site = TestSite()
+        pages(site, origin, count: count)
+        _ = try await site.build(origin: origin)
+        return (origin, site, site.folder.digests(under: "out"))
+    }
+
     /// What the last build of `site` recorded for each page (`previous` of its partition).
     func pageStates(_ site: TestSite, _ origin: Origin) async throws -> [String: PageState] {
         let plan = try BuildPlan(site.configuration(origin: origin), now: 0)
@@ -84,11 +93,7 @@ import ImgBakeTestSupport
     /// A page whose blob is damaged or gone, or whose image file the cache cannot give back, is read and
     /// rewritten instead; the output is the same.
     @Test func aPageTheCacheCannotGiveBackWholeIsReadAgain() async throws {
-        let origin = try Origin()
-        let site = TestSite()
-        pages(site, origin, count: 6)
-        _ = try await site.build(origin: origin)
-        let built = site.folder.digests(under: "out")
+        let (origin, site, built) = try await builtSite(6)
         let states = try await pageStates(site, origin)
         let blobs = BlobStore(root: site.cache + "/blobs")
         let damaged = try #require(states["p0.html"]?.rendered), gone = try #require(states["p1.html"]?.rendered)
@@ -109,10 +114,7 @@ import ImgBakeTestSupport
 
     /// Garbage collection keeps the blobs page states name; a page state that stops naming one lets it go.
     @Test func garbageCollectionKeepsTheBlobsOfPages() async throws {
-        let origin = try Origin()
-        let site = TestSite()
-        pages(site, origin, count: 2)
-        _ = try await site.build(origin: origin)
+        let (origin, site, _) = try await builtSite(2)
         let first = try #require(try await pageStates(site, origin)["p0.html"]?.rendered)
         let blobs = BlobStore(root: site.cache + "/blobs")
         let cache = try ImageCache(directory: site.cache)
@@ -129,11 +131,7 @@ import ImgBakeTestSupport
     /// Over budget, pages' blobs go before any image: the pages are then rewritten from their sources,
     /// with no request.
     @Test func overBudgetPageBlobsGoFirst() async throws {
-        let origin = try Origin()
-        let site = TestSite()
-        pages(site, origin, count: 3)
-        _ = try await site.build(origin: origin)
-        let built = site.folder.digests(under: "out")
+        let (origin, site, built) = try await builtSite(3)
         let states = try await pageStates(site, origin)
         let blobs = BlobStore(root: site.cache + "/blobs")
         let pageBytes = states.values.compactMap { $0.rendered.flatMap(blobs.size) }.reduce(0, +)
@@ -155,10 +153,7 @@ import ImgBakeTestSupport
     /// record (a build killed before recording): it is rewritten from its source, never replaced by
     /// the older page from the cache.
     @Test func anOutputPageThatDiffersFromItsRecordIsRewrittenNotRestored() async throws {
-        let origin = try Origin()
-        let site = TestSite()
-        pages(site, origin, count: 2)
-        _ = try await site.build(origin: origin)
+        let (origin, site, _) = try await builtSite(2)
         let image = try #require(try await pageStates(site, origin)["p0.html"]?.images.first)
         unlink(site.out + "/_img/" + image)
         site.folder.write("out/p0.html", "<p>written by a build that was not recorded</p>")

@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import Glibc
+@testable import ImgBake
 
 /// The loopback test origin (Tests/Support/origin.py) as a child process: serves Examples/images,
 /// counts requests, injects faults. Stopped when the value goes away.
@@ -121,8 +122,9 @@ final class OriginZygote: @unchecked Sendable {
         let request = try JSONSerialization.data(withJSONObject: arguments) + Data("\n".utf8)
         lock.lock()
         defer { lock.unlock() }
-        let written = request.withUnsafeBytes { Glibc.write(process.stdin!, $0.baseAddress, $0.count) }
-        guard written == request.count else { throw Origin.OriginError(message: "origin zygote: cannot write (\(String(cString: strerror(errno))))") }
+        if let failure = request.withUnsafeBytes({ AtomicFile.writeAll(process.stdin!, $0) }) {
+            throw Origin.OriginError(message: "origin zygote: cannot write (\(failure))")
+        }
         let line = readLine(process.stdout!)
         let fields = line.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         guard fields.count == 3, fields[0] == "PORT", let port = Int(fields[1]), let pid = pid_t(fields[2]) else {
@@ -133,7 +135,7 @@ final class OriginZygote: @unchecked Sendable {
 }
 
 /// One line from `fd`, byte by byte with read(2) (retrying EINTR): what follows it is not ours to take.
-private func readLine(_ fd: Int32) -> String {
+func readLine(_ fd: Int32) -> String {
     var line: [UInt8] = []
     var byte: UInt8 = 0
     while line.last != 0x0A {

@@ -206,15 +206,7 @@ private func waitUntilListening(port: Int, process: ChildProcess) async -> Bool 
 private func firstLine(of fd: Int32) async -> String {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
-            var line = [UInt8]()
-            var byte: UInt8 = 0
-            while line.last != UInt8(ascii: "\n") {
-                let count = Glibc.read(fd, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                guard count == 1 else { break }
-                line.append(byte)
-            }
-            continuation.resume(returning: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            continuation.resume(returning: readLine(fd).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 }

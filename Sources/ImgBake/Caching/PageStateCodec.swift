@@ -75,7 +75,22 @@ enum PageStateCodec {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether `line` is a reference as `RecordedReferences` stores it: two numbers, a kind, and a URL
+    /// A reference as one line of a state: line, column, kind and escaped URL, separated by tabs.
+    static func line(of reference: RecordedReference) -> String {
+        "\(reference.line)\t\(reference.column)\t\(reference.kind.rawValue)\t\(escape(reference.url))"
+    }
+
+    /// The reference a line written by `line(of:)` holds.
+    static func reference(in line: Substring) -> RecordedReference? {
+        let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count == 4, let number = Int(fields[0]), let column = Int(fields[1]),
+              let kind = ImageReference.Kind(rawValue: String(fields[2])),
+              let url = Array(fields[3].utf8).withUnsafeBufferPointer({ unescape($0[...]) })
+        else { return nil }
+        return RecordedReference(line: number, column: column, kind: kind, url: url)
+    }
+
+    /// Whether `line` is a reference as `line(of:)` writes it: two numbers, a kind, and a URL
     /// whose escapes are whole. Looked at in place: nothing is made of it.
     static func isReference(_ line: UnsafeBufferPointer<UInt8>.SubSequence) -> Bool {
         var fields: [Range<Int>] = []

@@ -41,7 +41,7 @@ struct RecordedReferences: Sendable, Equatable {
     let count: Int
 
     init(_ references: [RecordedReference]) {
-        lines = references.map { "\($0.line)\t\($0.column)\t\($0.kind.rawValue)\t\(PageStateCodec.escape($0.url))" }.joined(separator: "\n")
+        lines = references.map(PageStateCodec.line(of:)).joined(separator: "\n")
         count = references.count
     }
 
@@ -53,14 +53,7 @@ struct RecordedReferences: Sendable, Equatable {
 
     var all: [RecordedReference] {
         guard count > 0 else { return [] }
-        return lines.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
-            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
-            guard fields.count == 4, let number = Int(fields[0]), let column = Int(fields[1]),
-                  let kind = ImageReference.Kind(rawValue: String(fields[2])),
-                  let url = Array(fields[3].utf8).withUnsafeBufferPointer({ PageStateCodec.unescape($0[...]) })
-            else { return nil }
-            return RecordedReference(line: number, column: column, kind: kind, url: url)
-        }
+        return lines.split(separator: "\n", omittingEmptySubsequences: false).compactMap(PageStateCodec.reference(in:))
     }
 }
 

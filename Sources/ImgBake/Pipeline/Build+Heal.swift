@@ -22,16 +22,15 @@ extension Build {
         }
         guard !users.isEmpty else { return Healing() }
         let names = users.keys.sorted()
-        let records = await services.cache.outputRecords(named: names)
         let emitter = ImageEmitter(cache: services.cache, directory: folder)
         var result = Healing()
-        let fromCache = try await emitter.write(records.map { OutputImage(fileName: $0.name, blob: $0.blob, bytes: -1, key: $0.key) })
+        let (records, fromCache) = try await emitter.writeRecorded(names)
         var healed = fromCache.placed
         // Blobs gone from the cache: made again from their image, when it still gives the same bytes.
         let remade = try await remake(records.filter { fromCache.corrupt.contains($0.key) }, plan, services.manager, emitter)
         healed.formUnion(remade)
         result.written = healed.count
-        for name in healed { result.placed[plan.configuration.output.imagesDirectory + "/" + name] = "image" }
+        for name in healed { result.placed[plan.placedImage(name)] = "image" }
         if !healed.isEmpty {
             result.diagnostics.append(Diagnostic(.note, "wrote \(healed.count) missing image file(s) again that pages still refer to"))
         }

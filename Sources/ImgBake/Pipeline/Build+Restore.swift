@@ -36,11 +36,9 @@ extension Build {
             for name in state.images where !missing.contains(name) && FileStamp.of(folder + "/" + name) == nil { missing.insert(name) }
         }
         guard !missing.isEmpty else { return (Healing(), []) }
-        let records = await cache.outputRecords(named: missing.sorted())
-        let emitter = ImageEmitter(cache: cache, directory: folder)
-        let emitted = try await emitter.write(records.map { OutputImage(fileName: $0.name, blob: $0.blob, bytes: -1, key: $0.key) })
+        let (records, emitted) = try await ImageEmitter(cache: cache, directory: folder).writeRecorded(missing.sorted())
         var healing = Healing(written: emitted.written)
-        for name in emitted.placed { healing.placed[plan.configuration.output.imagesDirectory + "/" + name] = "image" }
+        for name in emitted.placed { healing.placed[plan.placedImage(name)] = "image" }
         // A damaged blob was taken out of the index; the pages that use it are rewritten, which makes it again.
         healing.diagnostics = emitted.notes.map { Diagnostic(.note, $0) }
         let restored = Set(records.filter { !emitted.corrupt.contains($0.key) }.map(\.name))

@@ -75,7 +75,7 @@ extension Build {
         for folder in inventory.folders { StaleTemporaries.remove(in: folder.isEmpty ? config.outputRoot : config.outputRoot + "/" + folder) }
         let writer = PageWriter(site: config.site, outputRoot: config.outputRoot, inPlace: plan.inPlace)
         var site = SiteChanges(diagnostics: rewritten.notes, filesWritten: rewritten.filesWritten)
-        for name in rewritten.placedImages { site.placed[config.output.imagesDirectory + "/" + name] = "image" }
+        for name in rewritten.placedImages { site.placed[plan.placedImage(name)] = "image" }
         for (page, rewrite) in zip(selection.rewritable.map(\.page), rewritten.rewrites) {
             guard let rewrite else {
                 site.diagnostics.append(Diagnostic(.warning, "changed while imgbake was running; left for the next build",

@@ -40,6 +40,9 @@ struct BuildPlan: Sendable {
 
     var imagesFolder: String { configuration.outputRoot + "/" + configuration.output.imagesDirectory }
 
+    /// An image file's path under the output root, as the `placed` records name it.
+    func placedImage(_ name: String) -> String { configuration.output.imagesDirectory + "/" + name }
+
     /// `public_path` as references to the images folder start (with a trailing slash).
     var ownPublicPath: String { OutputNaming(publicPath: configuration.output.publicPath).publicPath }
 

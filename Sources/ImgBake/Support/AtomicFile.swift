@@ -35,40 +35,25 @@ enum AtomicFile {
         let name = (path as NSString).lastPathComponent
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let unnamed = canLinkUnnamed ? imgbake_open_tmpfile(directory.isEmpty ? "." : directory, UInt32(mode)) : -1
-        if unnamed >= 0 { return try writeUnnamed(unnamed, to: path, temp: temp, durable: durable, mode: mode, body) }
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let fd = unnamed >= 0 ? unnamed : open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
         var failure = body(fd)
         if failure == nil, durable, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         // An explicit fchmod: the umask must not decide the mode of a rewritten page.
         if failure == nil { fchmod(fd, mode) }
+        // Whether `temp` holds the file, to be renamed into place: always unless the unnamed file was
+        // linked there. A taken target is replaced by a rename, as with a named temporary; where the
+        // link is refused (a security module, say) the bytes are copied to a named temporary.
+        var named = unnamed < 0
+        if failure == nil, !named, imgbake_link_fd(fd, path) != 0 {
+            named = errno == EEXIST ? imgbake_link_fd(fd, temp) == 0 : copyWritten(fd, to: temp, mode: mode, durable: durable)
+            if !named { failure = String(cString: strerror(errno)) }
+        }
         if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temp, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil, named, rename(temp, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temp)
             throw WriteError(path: path, reason: failure)
-        }
-    }
-
-    private static func writeUnnamed(_ fd: Int32, to path: String, temp: String, durable: Bool, mode: mode_t,
-                                     _ body: (Int32) -> String?) throws(WriteError) {
-        defer { close(fd) }
-        var failure = body(fd)
-        if failure == nil, durable, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        if failure == nil { fchmod(fd, mode) }
-        if let failure { throw WriteError(path: path, reason: failure) }
-        if imgbake_link_fd(fd, path) == 0 { return }
-        // Taken: replace it by a rename, as the named path does. Not linkable (a security module, say):
-        // the bytes are copied to a named temporary.
-        if errno == EEXIST ? imgbake_link_fd(fd, temp) != 0 : !copyWritten(fd, to: temp, mode: mode, durable: durable) {
-            let reason = String(cString: strerror(errno))
-            unlink(temp)
-            throw WriteError(path: path, reason: reason)
-        }
-        if rename(temp, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temp)
-            throw WriteError(path: path, reason: reason)
         }
     }
 
@@ -167,16 +152,15 @@ enum AtomicFile {
         }
         while true {
             if filled == bytes.count {
-                // At the size fstat gave, a small read tells the end from a file that grew meanwhile (it
+                // At the size fstat gave, a one-byte read tells the end from a file that grew meanwhile (it
                 // used to append half the file's size in zeros first, element by element: a twelfth of
                 // the test suite's CPU in debug builds).
-                let probe = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
-                defer { probe.deallocate() }
-                let more = Array(UnsafeRawBufferPointer(rebasing: probe[0 ..< (try readSome(into: probe))]))
-                if more.isEmpty { break }
-                bytes += more
+                var probe: UInt8 = 0
+                let got = withUnsafeMutableBytes(of: &probe) { byte in Result { () throws(ReadError) in try readSome(into: byte) } }
+                guard try got.get() == 1 else { break }
+                bytes.append(probe)
                 bytes += [UInt8](repeating: 0, count: max(4096, bytes.count / 2))
-                filled += more.count
+                filled += 1
                 continue
             }
             let count = bytes.withUnsafeMutableBytes { buffer in

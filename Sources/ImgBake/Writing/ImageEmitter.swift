@@ -15,6 +15,13 @@ struct ImageEmitter: Sendable {
         var placed: Set<String> = []
     }
 
+    /// Writes again the files builds wrote here before, by name, from the blobs the cache recorded for
+    /// them (a name it has no record of is left out): healing lost files and restoring lost outputs.
+    func writeRecorded(_ names: [String]) async throws(BuildError) -> (records: [OutputRecord], result: Result) {
+        let records = await cache.outputRecords(named: names)
+        return (records, try await write(records.map { OutputImage(fileName: $0.name, blob: $0.blob, bytes: -1, key: $0.key) }))
+    }
+
     func write(_ outputs: [OutputImage]) async throws(BuildError) -> Result {
         var unique: [String: OutputImage] = [:]
         for output in outputs { unique[output.fileName] = output }
