@@ -90,7 +90,7 @@ import ImgBakeTestSupport
         site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
         config.cache.maxSize = 1 // far too small: everything older goes, this build's entries stay
         let result = try await site.build(config, now: clock.now)
-        #expect(result.diagnostics.contains { $0.message.hasPrefix("cache: evicted") })
+        #expect(result.diagnostics.contains { $0.message.hasPrefix("cache: evicted") }, "\(result.diagnostics)")
         #expect(result.diagnostics.contains { $0.message.contains("over the 1 B budget: this build alone uses more") })
         let cache = try ImageCache(directory: site.cache)
         #expect(try cache.index.original(OriginalKey(origin.url("img/coffee.png"))) != nil)

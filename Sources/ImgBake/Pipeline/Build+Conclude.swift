@@ -33,7 +33,7 @@ extension Build {
         services.releaseCacheLock()
         guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
         let directory = plan.configuration.cache.directory
-        guard let exclusive = try? BuildServices.lockCache(directory, .exclusive, wait: false) else {
+        guard let exclusive = await exclusiveLock(directory) else {
             return notes + [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]
         }
         defer { _ = exclusive }
@@ -49,6 +49,18 @@ extension Build {
             notes.append(Diagnostic(.warning, "cache: garbage collection failed: \(error)"))
         }
         return notes
+    }
+
+    /// The cache taken exclusively if no other build holds it, asking a few times over 100 ms: a flock
+    /// stays held while any copy of its descriptor is open, and a process starting a child at that
+    /// moment (a test runner, a build system running imgbake in-process) holds a copy until the child
+    /// execs, which made the just-released shared lock look taken (seen in CI under load).
+    private func exclusiveLock(_ directory: String) async -> CacheLock? {
+        for attempt in 0..<5 {
+            if let lock = try? BuildServices.lockCache(directory, .exclusive, wait: false) { return lock }
+            if attempt < 4 { try? await Task.sleep(for: .milliseconds(25)) }
+        }
+        return nil
     }
 
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
