@@ -129,7 +129,9 @@ import ImgBakeTestSupport
             case .loseOutputs(let mode): world.loseOutputs(mode)
             case .damageCacheBlob(let pick): world.damageCacheBlob(pick)
             case .build(let mode):
-                try await world.buildAndCheck(mode, comment: "seed \(seed): \(done.joined(separator: "; "))")
+                let comment = "seed \(seed): \(done.joined(separator: "; "))"
+                let result = try await world.buildAndCheck(mode, comment: comment)
+                try await world.expectTheSealToTellTheTruth(mode, after: result, comment: comment)
             }
         }
     }

@@ -225,7 +225,8 @@ final class World: @unchecked Sendable {
     /// A build, then the property: every reference resolves, and a clean build (fresh cache, fresh
     /// output) of the same sources at the same moment gives the same pages and, with `--out`, the same
     /// image files.
-    func buildAndCheck(_ mode: Mode, comment: String = "", sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+    @discardableResult
+    func buildAndCheck(_ mode: Mode, comment: String = "", sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> BuildResult {
         // The sources this build starts from (in place, the site as it is now, images folder included).
         let before = TemporaryFolder()
         try FileManager.default.copyItem(atPath: site.site, toPath: before.path + "/site")
@@ -246,6 +247,40 @@ final class World: @unchecked Sendable {
             // no page uses remain.
             #expect(imageFiles(under: root(mode)) == referencedFiles(mode), Comment(rawValue: comment), sourceLocation: sourceLocation)
         }
+        return result
+    }
+
+    /// The seal's property: builds again with nothing changed. After a build that reported nothing at
+    /// all (every page settled), that build is let off by the seal; and when it is, a build that does
+    /// not trust the seal finds nothing to do either: no page read, restored or written, no file
+    /// written, no request, the site and output as they were, byte for byte and stamp for stamp.
+    func expectTheSealToTellTheTruth(_ mode: Mode, after result: BuildResult, comment: String = "",
+                                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        // A warning means a page is not settled (an image failed, a page could not be read): no seal.
+        guard !result.diagnostics.contains(where: { $0.severity > .note }) else { return }
+        let again = try await build(mode)
+        if result.diagnostics.isEmpty {
+            #expect(again.summary.nothingChanged, "a settled build leaves a seal. \(comment)", sourceLocation: sourceLocation)
+        }
+        guard again.summary.nothingChanged else { return }
+        let before = stamps()
+        var untrusting = Build(configuration(mode), now: clock)
+        untrusting.usesSeal = false
+        let s = try await untrusting.run().summary
+        #expect(s.pagesScanned == 0 && s.pagesRestored == 0 && s.pagesWritten == 0 && s.filesWritten == 0 && s.requests == 0 && !s.nothingChanged,
+                "the seal let off a build that had work to do: \(s.lines.joined(separator: "; ")). \(comment)", sourceLocation: sourceLocation)
+        #expect(stamps() == before, "a build the seal let off would have changed files. \(comment)", sourceLocation: sourceLocation)
+    }
+
+    /// Every file of the site and the output: bytes and modification time.
+    private func stamps() -> [String: String] {
+        var stamps: [String: String] = [:]
+        for folder in ["site", "out"] {
+            for (path, digest) in site.folder.digests(under: folder) {
+                stamps[folder + "/" + path] = digest + " " + String(describing: FileStamp.of(site.folder.path + "/" + folder + "/" + path)?.modified)
+            }
+        }
+        return stamps
     }
 
     func expectEveryReferenceResolves(_ mode: Mode, comment: String = "", sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {

@@ -8,7 +8,7 @@ import Locking
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Locked<Database>
-    static let schemaVersion = 6
+    static let schemaVersion = 7
 
     /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
     /// immutable file and used as it is, and a missing one is an empty index in memory.
@@ -33,6 +33,7 @@ public final class CacheIndex: Sendable {
                 if version < 4 { try Self.migrateToVersion4(db) }
                 if version < 5 { try Self.migrateToVersion5(db) }
                 if version < 6 { try Self.migrateToVersion6(db) }
+                if version < 7 { try Self.migrateToVersion7(db) }
             }
         }
         database = Locked(db)

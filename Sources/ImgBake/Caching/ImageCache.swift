@@ -288,6 +288,21 @@ public final class ImageCache: Sendable {
         (try? await run { index, _ in try index.pageStates(root: root) }) ?? [:]
     }
 
+    /// The seal of `root`, with the number of page states recorded for it now.
+    func seal(root: String) async -> (seal: SiteSeal, pages: Int)? {
+        try? await run { index, _ in try index.seal(root: root).map { ($0, try index.pageStateCount(root: root)) } }
+    }
+
+    /// How many page states are recorded for `root`; nil when the index cannot say.
+    func pageStateCount(root: String) async -> Int? {
+        try? await run { index, _ in try index.pageStateCount(root: root) }
+    }
+
+    /// Seals `root` (or, with nil, removes its seal). Nothing is stored in a cache that cannot store.
+    func putSeal(_ seal: SiteSeal?, root: String) async {
+        await store({ index, _ in try index.putSeal(seal, root: root) }, else: { _ in })
+    }
+
     /// Files builds placed under the output of `root`: `image` (in the images folder) or `mirror`.
     func placedFiles(root: String) async throws -> [String: String] {
         try await run { index, _ in try index.placedFiles(root: root) }

@@ -63,6 +63,19 @@ extension Build {
         return nil
     }
 
+    /// The result of a build the site's seal let off: every page unchanged, nothing read or written.
+    func concludeUnchanged(_ inventory: SiteInventory, _ plan: BuildPlan, _ services: BuildServices) async throws(BuildError) -> BuildResult {
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = inventory.pages.count }
+        var pages = PagePartition(previous: [:], unchanged: [], toRead: [])
+        pages.sealed = inventory.pages.count
+        let images = ResolvedSet()
+        let used = await finish(images, plan, services)
+        let selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: [], references: 0)
+        return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,
+                                          site: SiteChanges(), diagnostics: used, counters: services.downloader.stats,
+                                          remote: services.remote?.stats), services.transformer)
+    }
+
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
     func conclude(_ outcome: Outcome, _ transformer: Transformer) async throws(BuildError) -> BuildResult {
         let plan = outcome.plan, config = plan.configuration
@@ -93,7 +106,8 @@ extension Build {
     private func summarize(_ outcome: Outcome) -> BuildSummary {
         var summary = BuildSummary()
         summary.pagesScanned = outcome.selection.pages.count
-        summary.pagesUnchanged = outcome.pages.unchanged.count
+        summary.pagesUnchanged = outcome.pages.unchangedCount
+        summary.nothingChanged = outcome.pages.sealed != nil
         summary.pagesRestored = outcome.pages.restored.count
         summary.references = outcome.selection.references
         summary.referencesLocalised = outcome.site.referencesLocalised

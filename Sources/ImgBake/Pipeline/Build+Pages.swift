@@ -15,6 +15,10 @@ struct PagePartition: Sendable {
     /// Of `unchanged`: the pages `restore` wrote again, and the files it placed.
     var restored: Set<String> = []
     var restoration = Healing()
+    /// When the site's seal held: every page, left alone without even reading its state.
+    var sealed: Int? = nil
+
+    var unchangedCount: Int { unchanged.count + (sealed ?? 0) }
 }
 
 /// The pages read and scanned, and the ones that could not be read.
@@ -28,7 +32,7 @@ extension Build {
     func takeInventory(_ plan: BuildPlan) -> SiteInventory {
         var skipped = [plan.imagesFolder]
         if let out = plan.configuration.outputDirectory { skipped.append(out) }
-        return SiteInventory.walk(plan.configuration.site, skipping: skipped)
+        return SiteInventory.walk(plan.configuration.site, skipping: skipped, output: plan.inPlace ? nil : plan.configuration.outputRoot)
     }
 
     /// Pages whose last build still holds (unchanged source, same settings, every image localised,
@@ -36,18 +40,19 @@ extension Build {
     func partition(_ inventory: SiteInventory, _ previous: [String: PageState], _ plan: BuildPlan, _ cache: ImageCache) async -> PagePartition {
         // In place, a page reached through a link is left as it is: rewriting it would replace the link
         // with a file, and the page it points at is in the site and rewritten where it is.
-        let candidates = plan.inPlace ? inventory.pages.filter { !inventory.linkedPages.contains($0) } : inventory.pages
+        let pages = zip(inventory.pages, inventory.stamps).map { (path: $0, stamps: $1) }
+        let candidates = plan.inPlace ? pages.filter { !inventory.linkedPages.contains($0.path) } : pages
         var partition = await partition(candidates, previous: previous, plan: plan, cache: cache)
         progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = partition.unchanged.count }
         partition.previous = previous
         return partition
     }
 
-    private func partition(_ pages: [String], previous: [String: PageState], plan: BuildPlan,
+    private func partition(_ pages: [(path: String, stamps: SiteInventory.FileStamps)], previous: [String: PageState], plan: BuildPlan,
                            cache: ImageCache) async -> PagePartition {
         let config = plan.configuration
         // A shard build writes no pages: it reads them all, whatever an earlier build left.
-        guard config.fetch.policy != .refresh, config.shard == nil else { return PagePartition(previous: [:], unchanged: [], toRead: pages) }
+        guard config.fetch.policy != .refresh, config.shard == nil else { return PagePartition(previous: [:], unchanged: [], toRead: pages.map(\.path)) }
         // With `--out`, a page whose outputs are gone is written again from the cache (`restore`).
         let restoring = plan.writesSite && !plan.inPlace
         // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
@@ -55,8 +60,8 @@ extension Build {
         let verdicts = Locked([[PageVerdict]](repeating: [], count: (pages.count + slice - 1) / slice))
         DispatchQueue.concurrentPerform(iterations: verdicts.withLock(\.count)) { part in
             var seen: [String: Bool] = [:]
-            let mine = pages[part * slice ..< min(pages.count, (part + 1) * slice)].map { path in
-                verdict(path, previous[path], plan: plan, restoring: restoring, seen: &seen)
+            let mine = pages[part * slice ..< min(pages.count, (part + 1) * slice)].map { page in
+                verdict(page.path, page.stamps, previous[page.path], plan: plan, restoring: restoring, seen: &seen)
             }
             verdicts.withLock { $0[part] = mine }
         }
@@ -99,11 +104,11 @@ extension Build {
 
     /// Whether the page's last build still holds, by its state, its file's stamp (its hash when the
     /// stamp changed) and its outputs.
-    private func verdict(_ path: String, _ previous: PageState?, plan: BuildPlan, restoring: Bool,
+    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, plan: BuildPlan, restoring: Bool,
                          seen: inout [String: Bool]) -> PageVerdict {
         let config = plan.configuration
         guard var state = previous, state.fingerprint == plan.fingerprint, state.complete,
-              let stamp = FileStamp.of(config.site + "/" + path) else { return .read(path) }
+              let stamp = stamps.site else { return .read(path) }
         if stamp.size != state.size || stamp.modified != state.modified {
             // Touched: unchanged only if the bytes are.
             guard let bytes = AtomicFile.read(config.site + "/" + path), BlobID(of: bytes).hex == state.sourceHash else {
@@ -122,7 +127,7 @@ extension Build {
         // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
         // `mirror` places whether or not it is there.
         guard config.outputDirectory != nil, let written = state.output else { return outputsThere ? .unchanged(state) : .read(path) }
-        let output = FileStamp.of(config.outputRoot + "/" + path)
+        let output = stamps.output
         if outputsThere && output == written { return .unchanged(state) }
         // Restored only when the output page is as written or gone: one that is there but different
         // may be newer than this state (a build that wrote it and was killed before recording it).
@@ -130,7 +135,7 @@ extension Build {
     }
 
     /// Of `keys`, the images whose cached copy is past its freshness (or whose local file changed).
-    private func staleKeys(_ keys: Set<String>, plan: BuildPlan, cache: ImageCache) async -> Set<String> {
+    func staleKeys(_ keys: Set<String>, plan: BuildPlan, cache: ImageCache) async -> Set<String> {
         let config = plan.configuration
         guard !keys.isEmpty else { return [] }
         let ttl = config.fetch.ttl

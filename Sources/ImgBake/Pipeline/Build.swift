@@ -24,6 +24,8 @@ public struct Build: Sendable {
     public var now: @Sendable () -> Double
     /// Read it while the build runs for a progress display.
     public let progress = BuildProgress()
+    /// Tests turn it off to check that a build the seal let off would indeed have had nothing to do.
+    var usesSeal = true
 
     public init(_ configuration: Configuration, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.configuration = configuration
@@ -36,9 +38,14 @@ public struct Build: Sendable {
         let plan = try BuildPlan(configuration, now: now())
         return try await BuildServices.using(plan, now: now) { services throws(BuildError) in
             progress.watch(services.downloader)
-            async let previous = services.cache.pageStates(root: plan.stateRoot) // read while the site is walked
+            let sealed = plan.writesSite ? await services.cache.seal(root: plan.stateRoot) : nil
+            // Without a seal the page states are needed: read while the site is walked.
+            async let unsealed = sealed == nil ? services.cache.pageStates(root: plan.stateRoot) : [:]
             let inventory = takeInventory(plan)
-            let pages = try await restore(await partition(inventory, await previous, plan, services.cache), plan, services.cache)
+            if await holds(sealed, inventory, plan, services.cache) { return try await concludeUnchanged(inventory, plan, services) }
+            if sealed != nil { await services.cache.putSeal(nil, root: plan.stateRoot) } // before anything changes
+            let previous = sealed == nil ? await unsealed : await services.cache.pageStates(root: plan.stateRoot)
+            let pages = try await restore(await partition(inventory, previous, plan, services.cache), plan, services.cache)
             let scanned = await scan(pages.toRead, plan)
             let selection = select(scanned, plan)
             var images = await resolve(selection, services)
@@ -48,6 +55,7 @@ public struct Build: Sendable {
                 site = try writePages(rewritten, selection, pages, inventory, images, plan)
                 site.merge(try await heal(site, plan, services))
                 site.diagnostics += await record(site, pages, inventory, images, plan, services.cache)
+                await seal(site, inventory, plan, services.cache)
             }
             let used = await finish(images, plan, services)
             return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,8 +21,29 @@ struct SiteInventory: Sendable {
     /// the link with a file; the page it points at is in the site and is rewritten on its own).
     var linkedPages: Set<String> = []
     var diagnostics: [Diagnostic] = []
+    /// Aligned with `pages + otherFiles`: each file's stamp, and its copy's in the output (`--out`).
+    var stamps: [FileStamps] = []
 
-    static func walk(_ site: String, skipping skipped: [String]) -> SiteInventory {
+    typealias FileStamps = (site: FileStamp?, output: FileStamp?)
+
+    /// Every file's stamps, on every core: a `stat` or two per file is most of what a build of a large
+    /// unchanged site does.
+    private mutating func takeStamps(site: String, output: String?) {
+        let paths = pages + otherFiles
+        let site = site + "/", output = output.map { $0 + "/" }
+        let slice = 512
+        let parts = Locked([[FileStamps]](repeating: [], count: (paths.count + slice - 1) / slice))
+        DispatchQueue.concurrentPerform(iterations: parts.withLock(\.count)) { part in
+            let mine = paths[part * slice ..< min(paths.count, (part + 1) * slice)].map { path in
+                (site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) })
+            }
+            parts.withLock { $0[part] = mine }
+        }
+        stamps = Array(parts.withLock { $0 }.joined())
+    }
+
+    /// `output`: where copies of the site's files are (`--out`), to take their stamps too.
+    static func walk(_ site: String, skipping skipped: [String], output: String? = nil) -> SiteInventory {
         var walker = Walker(root: URL(fileURLWithPath: site).standardizedFileURL.path,
                             skipped: skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         walker.walk()
@@ -29,6 +51,7 @@ struct SiteInventory: Sendable {
         inventory.pages.sort()
         inventory.otherFiles.sort()
         inventory.folders.sort()
+        inventory.takeStamps(site: site, output: output)
         return inventory
     }
 }

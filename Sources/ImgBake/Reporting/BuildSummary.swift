@@ -5,6 +5,9 @@ public struct BuildSummary: Sendable, Equatable {
     public var pagesUnchanged = 0
     /// Of the unchanged pages: those whose lost outputs were written again from the cache.
     public var pagesRestored = 0
+    /// Nothing in the site or the output changed since the last build, which left it settled (its seal
+    /// held): no page state was even read.
+    public var nothingChanged = false
     public var pagesWritten = 0
     public var references = 0
     public var referencesLocalised = 0
@@ -31,6 +34,7 @@ public struct BuildSummary: Sendable, Equatable {
         var lines = [
             "\(pagesScanned) pages scanned, \(pagesWritten) rewritten" + (pagesUnchanged > 0 ? ", \(pagesUnchanged) unchanged" : "")
                 + (pagesRestored > 0 ? " (\(pagesRestored) written again from the cache)" : "")
+                + (nothingChanged ? " (nothing changed since the last build)" : "")
                 + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
                 + (imagesRead > 0 ? ", \(imagesRead) read from the site" : "")

@@ -1,0 +1,50 @@
+import Foundation
+import SQLite
+
+/// What a build that left a site and its output settled says about them: a digest of every file's
+/// stamp in the site and the output as the build left them (checked against the page states it
+/// recorded), with the images its pages use. While the digest still holds and the images are fresh,
+/// the next build is known to have nothing to do, without reading ten thousand page states.
+///
+/// A build that may change anything removes the seal before it starts and seals again only when it
+/// ends settled, so a build killed half-way leaves no seal behind.
+struct SiteSeal: Sendable, Codable, Equatable {
+    /// `SealDigest` of the site and output.
+    var digest: String
+    /// Page states recorded for the root: one gone (a `cache clean`, an older imgbake) breaks the seal.
+    var pages: Int
+    /// Original keys of every image the pages use, to check their freshness.
+    var keys: [String]
+    /// Files in the images folder the pages refer to.
+    var images: [String]
+}
+
+extension CacheIndex {
+    /// Version 7: one seal per site and output.
+    static func migrateToVersion7(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS seals (root TEXT PRIMARY KEY, seal TEXT NOT NULL);
+            PRAGMA user_version = 7;
+            """)
+    }
+
+    func seal(root: String) throws -> SiteSeal? {
+        let text = try database.withLock { db in try db.query("SELECT seal FROM seals WHERE root = ?", [.text(root)]).first?.first?.string }
+        return text.flatMap { try? JSONDecoder().decode(SiteSeal.self, from: Data($0.utf8)) }
+    }
+
+    func putSeal(_ seal: SiteSeal?, root: String) throws {
+        let text = try seal.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try database.withLock { db in
+            if let text {
+                _ = try db.query("INSERT OR REPLACE INTO seals (root, seal) VALUES (?, ?)", [.text(root), .text(text)])
+            } else {
+                _ = try db.query("DELETE FROM seals WHERE root = ?", [.text(root)])
+            }
+        }
+    }
+
+    func pageStateCount(root: String) throws -> Int {
+        try database.withLock { db in try db.query("SELECT count(*) FROM pages WHERE root = ?", [.text(root)]).first?.first?.int ?? 0 }
+    }
+}

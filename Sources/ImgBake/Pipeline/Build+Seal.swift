@@ -1,0 +1,104 @@
+import Foundation
+
+/// The stamps a seal is made of: every site file's (and, with `--out`, its copy's in the output) and
+/// the image files' the pages refer to.
+struct SealStamps {
+    /// Aligned with `inventory.pages + inventory.otherFiles`.
+    var files: [SiteInventory.FileStamps]
+    /// Aligned with the image names they were taken for.
+    var images: [FileStamp?]
+
+    /// As they are now: the inventory's, and the image files'.
+    static func take(_ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps {
+        let folder = plan.imagesFolder + "/"
+        return SealStamps(files: inventory.stamps, images: names.map { FileStamp.of(folder + $0) })
+    }
+
+    /// SHA-256 over the settings, the folders, and each file's name and stamps, in inventory order.
+    func digest(_ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((files.count + names.count) * 64)
+        func add(_ text: String) { bytes += text.utf8; bytes.append(0) }
+        func add(_ stamp: FileStamp?) {
+            withUnsafeBytes(of: (Int64(stamp?.size ?? -1), stamp?.modified ?? -1)) { bytes += $0 }
+        }
+        // Each part counted first, so that no two different listings can give the same bytes.
+        add("imgbake seal 1")
+        add(plan.fingerprint)
+        add(plan.inPlace ? "in place" : "out")
+        add("\(inventory.folders.count) folders, \(inventory.linkedPages.count) links, \(files.count) files, \(names.count) images")
+        for folder in inventory.folders { add(folder) }
+        for page in inventory.linkedPages.sorted() { add(page) }
+        for (path, stamps) in zip(inventory.pages + inventory.otherFiles, files) {
+            add(path)
+            add(stamps.site)
+            add(stamps.output)
+        }
+        for (name, stamp) in zip(names, images) {
+            add(name)
+            add(stamp)
+        }
+        return BlobID(of: bytes).hex
+    }
+
+    /// The stamps the build left, by its page states: each page as recorded (its copy in the output as
+    /// written, or as current as its source when mirrored), each other file's copy as current as its
+    /// source (`mirror` made it so), every image file there. Only other files and image files are
+    /// looked at: a file changed while the build ran differs from this on the next check, which then
+    /// finds nothing sealed. Nil when a page has no state or an image file is missing.
+    static func left(by states: [PageState], _ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps? {
+        var byPath: [String: Int] = [:]
+        byPath.reserveCapacity(states.count)
+        for (index, state) in states.enumerated() { byPath[state.path] = index }
+        var files: [SiteInventory.FileStamps] = []
+        files.reserveCapacity(inventory.pages.count + inventory.otherFiles.count)
+        for path in inventory.pages {
+            guard let index = byPath[path] else { return nil }
+            let state = states[index], site = FileStamp(size: state.size, modified: state.modified)
+            files.append((site, plan.inPlace ? nil : state.output ?? site))
+        }
+        let site = plan.configuration.site + "/"
+        for path in inventory.otherFiles {
+            guard let stamp = FileStamp.of(site + path) else { return nil }
+            files.append((stamp, plan.inPlace ? nil : stamp))
+        }
+        let folder = plan.imagesFolder + "/"
+        let images = names.map { FileStamp.of(folder + $0) }
+        return images.contains(nil) ? nil : SealStamps(files: files, images: images)
+    }
+}
+
+extension Build {
+    /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
+    /// `--refresh` revalidates every image, and a report lists every page's references.
+    func trustsSeal(_ plan: BuildPlan) -> Bool {
+        let config = plan.configuration
+        return usesSeal && plan.writesSite && config.fetch.policy != .refresh && config.reportPath == nil && !config.wantsReport
+    }
+
+    /// True when nothing changed since the last build sealed the site: every file of the site and the
+    /// output has the stamp it had then, the page states are all still recorded, and every image the
+    /// pages use is still cached and fresh. A build would then find every page unchanged.
+    func holds(_ sealed: (seal: SiteSeal, pages: Int)?, _ inventory: SiteInventory, _ plan: BuildPlan,
+               _ cache: ImageCache) async -> Bool {
+        guard let (seal, pages) = sealed, trustsSeal(plan), pages == seal.pages,
+              !inventory.diagnostics.contains(where: { $0.severity > .note }) else { return false }
+        let stamps = SealStamps.take(inventory, images: seal.images, plan)
+        guard stamps.digest(inventory, images: seal.images, plan) == seal.digest else { return false }
+        return await staleKeys(Set(seal.keys), plan: plan, cache: cache).isEmpty
+    }
+
+    /// After recording a build that wrote the site: its seal, when every page is settled (read or left
+    /// alone, complete, with every image localised and known) and every page state recorded.
+    func seal(_ site: SiteChanges, _ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async {
+        guard cache.unstored == nil, site.states.count == inventory.pages.count,
+              !(inventory.diagnostics + site.diagnostics).contains(where: { $0.severity > .note }),
+              site.states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
+        let images = Array(Set(site.states.flatMap(\.images))).sorted()
+        guard let stamps = SealStamps.left(by: site.states, inventory, images: images, plan),
+              let recorded = await cache.pageStateCount(root: plan.stateRoot), recorded == site.states.count else { return }
+        let keys = Array(Set(site.states.flatMap(\.keys))).sorted()
+        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: images, plan), pages: recorded, keys: keys, images: images),
+                            root: plan.stateRoot)
+    }
+}
