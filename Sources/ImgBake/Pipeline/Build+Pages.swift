@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 
 /// Which pages a build reads: those whose last build does not still hold.
 struct PagePartition: Sendable {
@@ -56,19 +55,14 @@ extension Build {
         // With `--out`, a page whose outputs are gone is written again from the cache (`restore`).
         let restoring = plan.writesSite && !plan.inPlace
         // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
-        let slice = 256
-        let verdicts = Locked([[PageVerdict]](repeating: [], count: (pages.count + slice - 1) / slice))
-        DispatchQueue.concurrentPerform(iterations: verdicts.withLock(\.count)) { part in
+        let verdicts = pages.mapOnEveryCore(slice: 256) { slice in
             var seen: [String: Bool] = [:]
-            let mine = pages[part * slice ..< min(pages.count, (part + 1) * slice)].map { page in
-                verdict(page.path, page.stamps, previous[page.path], plan: plan, restoring: restoring, seen: &seen)
-            }
-            verdicts.withLock { $0[part] = mine }
+            return slice.map { page in verdict(page.path, page.stamps, previous[page.path], plan: plan, restoring: restoring, seen: &seen) }
         }
         var candidates: [PageState] = []
         var lost: Set<String> = []
         var toRead: [String] = []
-        for verdict in verdicts.withLock({ $0 }).joined() {
+        for verdict in verdicts {
             switch verdict {
             case .read(let path): toRead.append(path)
             case .unchanged(let state): candidates.append(state)

@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,17 +28,10 @@ struct SiteInventory: Sendable {
     /// Every file's stamps, on every core: a `stat` or two per file is most of what a build of a large
     /// unchanged site does.
     private mutating func takeStamps(site: String, output: String?) {
-        let paths = pages + otherFiles
         let site = site + "/", output = output.map { $0 + "/" }
-        let slice = 512
-        let parts = Locked([[FileStamps]](repeating: [], count: (paths.count + slice - 1) / slice))
-        DispatchQueue.concurrentPerform(iterations: parts.withLock(\.count)) { part in
-            let mine = paths[part * slice ..< min(paths.count, (part + 1) * slice)].map { path in
-                (site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) })
-            }
-            parts.withLock { $0[part] = mine }
+        stamps = (pages + otherFiles).mapOnEveryCore(slice: 512) { slice in
+            slice.map { path in (site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) }) }
         }
-        stamps = Array(parts.withLock { $0 }.joined())
     }
 
     /// `output`: where copies of the site's files are (`--out`), to take their stamps too.
