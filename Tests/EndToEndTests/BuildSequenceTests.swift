@@ -25,6 +25,8 @@ import ImgBakeTestSupport
         case breakImage(String), restoreImage(String), changeImage(String, to: String)
         case advanceDays(Double), cleanCache, build(Mode)
         case loseOutputs(Mode), damageCacheBlob(Int)
+        /// A site file's time moved (its bytes kept), a file other than a page written, a hidden file added.
+        case touchFile(Int), writeOtherFile(Int), addHiddenFile(Int)
 
         var description: String {
             switch self {
@@ -39,6 +41,9 @@ import ImgBakeTestSupport
             case .build(let mode): "build \(mode)"
             case .loseOutputs(let mode): "lose the outputs of \(mode)"
             case .damageCacheBlob(let pick): "damage cache blob #\(pick)"
+            case .touchFile(let pick): "touch site file #\(pick)"
+            case .writeOtherFile(let pick): "write other file #\(pick)"
+            case .addHiddenFile(let pick): "add hidden file #\(pick)"
             }
         }
     }
@@ -91,10 +96,15 @@ import ImgBakeTestSupport
             // lost or damaged can be made again. In place, images lost from the site together with a
             // damaged cache and a changed upstream are gone for good (a warning at the page, which a
             // clean build, the oracle, cannot match); OutputIntegrityTests covers lost in-place images.
-            if !regression, mode == .out {
-                switch Int.random(in: 0..<3, using: &extra) {
-                case 0: steps.append(.loseOutputs(mode))
-                case 1: steps.append(.damageCacheBlob(Int.random(in: 0..<64, using: &extra)))
+            // Touches, other files and hidden files change nothing a page needs: they test that the
+            // seal breaks (or holds) as it should around them.
+            if !regression {
+                switch Int.random(in: 0..<6, using: &extra) {
+                case 0 where mode == .out: steps.append(.loseOutputs(mode))
+                case 1 where mode == .out: steps.append(.damageCacheBlob(Int.random(in: 0..<64, using: &extra)))
+                case 2: steps.append(.touchFile(Int.random(in: 0..<64, using: &extra)))
+                case 3: steps.append(.writeOtherFile(Int.random(in: 0..<64, using: &extra)))
+                case 4: steps.append(.addHiddenFile(Int.random(in: 0..<64, using: &extra)))
                 default: break
                 }
             }
@@ -128,6 +138,14 @@ import ImgBakeTestSupport
             case .cleanCache: try CacheMaintenance.clean(try ImageCache(directory: world.site.cache))
             case .loseOutputs(let mode): world.loseOutputs(mode)
             case .damageCacheBlob(let pick): world.damageCacheBlob(pick)
+            case .touchFile(let pick):
+                let files = world.site.folder.files(under: "site").sorted()
+                guard !files.isEmpty else { continue }
+                let path = world.site.site + "/" + files[pick % files.count]
+                var times = [timespec(tv_sec: 1_700_000_000 + pick, tv_nsec: 0), timespec(tv_sec: 1_700_000_000 + pick, tv_nsec: 0)]
+                _ = utimensat(AT_FDCWD, path, &times, 0)
+            case .writeOtherFile(let pick): world.site.page("notes/readme-\(pick % 3).txt", "version \(pick)")
+            case .addHiddenFile(let pick): world.site.page(".drafts/d\(pick).html", world.page([("a.png", "a")]))
             case .build(let mode):
                 let comment = "seed \(seed): \(done.joined(separator: "; "))"
                 let result = try await world.buildAndCheck(mode, comment: comment)

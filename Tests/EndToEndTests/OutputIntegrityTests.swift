@@ -257,7 +257,7 @@ final class World: @unchecked Sendable {
     func expectTheSealToTellTheTruth(_ mode: Mode, after result: BuildResult, comment: String = "",
                                      sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
         // A warning means a page is not settled (an image failed, a page could not be read): no seal.
-        guard !result.diagnostics.contains(where: { $0.severity > .note }) else { return }
+        guard !result.diagnostics.hasWarnings else { return }
         let again = try await build(mode)
         if result.diagnostics.isEmpty {
             #expect(again.summary.nothingChanged, "a settled build leaves a seal. \(comment)", sourceLocation: sourceLocation)
@@ -266,10 +266,14 @@ final class World: @unchecked Sendable {
         let before = stamps()
         var untrusting = Build(configuration(mode), now: clock)
         untrusting.usesSeal = false
-        let s = try await untrusting.run().summary
+        let unsealed = try await untrusting.run()
+        let s = unsealed.summary
         #expect(s.pagesScanned == 0 && s.pagesRestored == 0 && s.pagesWritten == 0 && s.filesWritten == 0 && s.requests == 0 && !s.nothingChanged,
                 "the seal let off a build that had work to do: \(s.lines.joined(separator: "; ")). \(comment)", sourceLocation: sourceLocation)
         #expect(stamps() == before, "a build the seal let off would have changed files. \(comment)", sourceLocation: sourceLocation)
+        #expect(unsealed.diagnostics == again.diagnostics && unsealed.exitCode == again.exitCode,
+                "a build the seal let off would have said otherwise: \(unsealed.diagnostics) exit \(unsealed.exitCode). \(comment)",
+                sourceLocation: sourceLocation)
     }
 
     /// Every file of the site and the output: bytes and modification time.

@@ -288,9 +288,9 @@ public final class ImageCache: Sendable {
         (try? await run { index, _ in try index.pageStates(root: root) }) ?? [:]
     }
 
-    /// The seal of `root`, with the number of page states recorded for it now.
-    func seal(root: String) async -> (seal: SiteSeal, pages: Int)? {
-        try? await run { index, _ in try index.seal(root: root).map { ($0, try index.pageStateCount(root: root)) } }
+    /// The seal of `root`, if it has a readable one.
+    func seal(root: String) async -> SiteSeal? {
+        try? await run { index, _ in try index.seal(root: root) }
     }
 
     /// How many page states are recorded for `root`; nil when the index cannot say.

@@ -7,12 +7,12 @@ import SQLite
 /// the next build is known to have nothing to do, without reading ten thousand page states.
 ///
 /// A build that may change anything removes the seal before it starts and seals again only when it
-/// ends settled, so a build killed half-way leaves no seal behind.
+/// ends settled, so a build killed half-way leaves no seal behind. Anything else that changes what is
+/// recorded about the site's pages or placed files (`cache clean`, an imgbake from before seals, a
+/// hand edit of the index) removes it too: triggers in the index do, whoever writes.
 struct SiteSeal: Sendable, Codable, Equatable {
-    /// `SealDigest` of the site and output.
+    /// `SealStamps.digest` of the site and output.
     var digest: String
-    /// Page states recorded for the root: one gone (a `cache clean`, an older imgbake) breaks the seal.
-    var pages: Int
     /// Original keys of every image the pages use, to check their freshness.
     var keys: [String]
     /// Files in the images folder the pages refer to.
@@ -20,14 +20,21 @@ struct SiteSeal: Sendable, Codable, Equatable {
 }
 
 extension CacheIndex {
-    /// Version 7: one seal per site and output.
+    /// Version 7: one seal per site and output, removed by any change to the site's page states or
+    /// placed files, by whichever program makes it: the seal says they are as a settled build left them.
     static func migrateToVersion7(_ db: Database) throws {
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS seals (root TEXT PRIMARY KEY, seal TEXT NOT NULL);
-            PRAGMA user_version = 7;
-            """)
+        var statements = ["CREATE TABLE IF NOT EXISTS seals (root TEXT PRIMARY KEY, seal TEXT NOT NULL);"]
+        for table in ["pages", "placed"] {
+            for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"]), ("DELETE", ["OLD"])] {
+                let deletes = rows.map { "DELETE FROM seals WHERE root = \($0).root;" }.joined(separator: " ")
+                statements.append("CREATE TRIGGER IF NOT EXISTS unseal_\(table)_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN \(deletes) END;")
+            }
+        }
+        statements.append("PRAGMA user_version = 7;")
+        try db.execute(statements.joined(separator: "\n"))
     }
 
+    /// The seal of `root`; nil when there is none or it cannot be read (then it holds nothing).
     func seal(root: String) throws -> SiteSeal? {
         let text = try database.withLock { db in try db.query("SELECT seal FROM seals WHERE root = ?", [.text(root)]).first?.first?.string }
         return text.flatMap { try? JSONDecoder().decode(SiteSeal.self, from: Data($0.utf8)) }

@@ -10,8 +10,7 @@ struct SealStamps {
 
     /// As they are now: the inventory's, and the image files'.
     static func take(_ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps {
-        let folder = plan.imagesFolder + "/"
-        return SealStamps(files: inventory.stamps, images: names.map { FileStamp.of(folder + $0) })
+        SealStamps(files: inventory.stamps, images: imageStamps(names, plan))
     }
 
     /// SHA-256 over the settings, the folders, and each file's name and stamps, in inventory order.
@@ -47,58 +46,68 @@ struct SealStamps {
     /// looked at: a file changed while the build ran differs from this on the next check, which then
     /// finds nothing sealed. Nil when a page has no state or an image file is missing.
     static func left(by states: [PageState], _ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps? {
-        var byPath: [String: Int] = [:]
-        byPath.reserveCapacity(states.count)
-        for (index, state) in states.enumerated() { byPath[state.path] = index }
+        let byPath = Dictionary(states.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [SiteInventory.FileStamps] = []
         files.reserveCapacity(inventory.pages.count + inventory.otherFiles.count)
         for path in inventory.pages {
-            guard let index = byPath[path] else { return nil }
-            let state = states[index], site = FileStamp(size: state.size, modified: state.modified)
-            files.append((site, plan.inPlace ? nil : state.output ?? site))
+            guard let state = byPath[path] else { return nil }
+            let site = FileStamp(size: state.size, modified: state.modified)
+            files.append(SiteInventory.FileStamps(site: site, output: plan.inPlace ? nil : state.output ?? site))
         }
         let site = plan.configuration.site + "/"
         for path in inventory.otherFiles {
             guard let stamp = FileStamp.of(site + path) else { return nil }
-            files.append((stamp, plan.inPlace ? nil : stamp))
+            files.append(SiteInventory.FileStamps(site: stamp, output: plan.inPlace ? nil : stamp))
         }
-        let folder = plan.imagesFolder + "/"
-        let images = names.map { FileStamp.of(folder + $0) }
+        let images = imageStamps(names, plan)
         return images.contains(nil) ? nil : SealStamps(files: files, images: images)
+    }
+
+    private static func imageStamps(_ names: [String], _ plan: BuildPlan) -> [FileStamp?] {
+        let folder = plan.imagesFolder + "/"
+        return names.map { FileStamp.of(folder + $0) }
     }
 }
 
 extension Build {
     /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
-    /// `--refresh` revalidates every image, and a report lists every page's references.
+    /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds
+    /// still seal when they end settled: the next usual build is let off.)
     func trustsSeal(_ plan: BuildPlan) -> Bool {
         let config = plan.configuration
         return usesSeal && plan.writesSite && config.fetch.policy != .refresh && config.reportPath == nil && !config.wantsReport
     }
 
     /// True when nothing changed since the last build sealed the site: every file of the site and the
-    /// output has the stamp it had then, the page states are all still recorded, and every image the
-    /// pages use is still cached and fresh. A build would then find every page unchanged.
-    func holds(_ sealed: (seal: SiteSeal, pages: Int)?, _ inventory: SiteInventory, _ plan: BuildPlan,
-               _ cache: ImageCache) async -> Bool {
-        guard let (seal, pages) = sealed, trustsSeal(plan), pages == seal.pages,
-              !inventory.diagnostics.contains(where: { $0.severity > .note }) else { return false }
+    /// output has the stamp it had then, the page states and placed files are as it recorded them (the
+    /// index's triggers remove the seal otherwise), and every image the pages use is still cached and
+    /// fresh. A build would then find every page unchanged.
+    func holds(_ seal: SiteSeal?, _ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async -> Bool {
+        guard let seal, trustsSeal(plan), !inventory.diagnostics.hasWarnings else { return false }
         let stamps = SealStamps.take(inventory, images: seal.images, plan)
         guard stamps.digest(inventory, images: seal.images, plan) == seal.digest else { return false }
         return await staleKeys(Set(seal.keys), plan: plan, cache: cache).isEmpty
     }
 
     /// After recording a build that wrote the site: its seal, when every page is settled (read or left
-    /// alone, complete, with every image localised and known) and every page state recorded.
-    func seal(_ site: SiteChanges, _ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async {
-        guard cache.unstored == nil, site.states.count == inventory.pages.count,
-              !(inventory.diagnostics + site.diagnostics).contains(where: { $0.severity > .note }),
+    /// alone, complete, with every image localised and known), every page state recorded, and nothing
+    /// about the pages was worth a warning (a build let off would not repeat it).
+    func sealIfSettled(_ site: SiteChanges, _ selection: Selection, _ images: ResolvedSet, _ inventory: SiteInventory,
+                       _ plan: BuildPlan, _ cache: ImageCache) async {
+        let diagnostics = inventory.diagnostics + selection.diagnostics + site.diagnostics
+            + images.diagnostics(for: selection.rewritable.map(\.page.scan))
+        guard cache.unstored == nil, site.states.count == inventory.pages.count, !diagnostics.hasWarnings,
               site.states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
-        let images = Array(Set(site.states.flatMap(\.images))).sorted()
-        guard let stamps = SealStamps.left(by: site.states, inventory, images: images, plan),
-              let recorded = await cache.pageStateCount(root: plan.stateRoot), recorded == site.states.count else { return }
+        let names = Array(Set(site.states.flatMap(\.images))).sorted()
+        guard let stamps = SealStamps.left(by: site.states, inventory, images: names, plan),
+              await cache.pageStateCount(root: plan.stateRoot) == site.states.count else { return }
         let keys = Array(Set(site.states.flatMap(\.keys))).sorted()
-        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: images, plan), pages: recorded, keys: keys, images: images),
+        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: names, plan), keys: keys, images: names),
                             root: plan.stateRoot)
     }
+}
+
+extension [Diagnostic] {
+    /// Whether any is more than a note.
+    var hasWarnings: Bool { contains { $0.severity > .note } }
 }

@@ -43,7 +43,8 @@ public struct Build: Sendable {
             async let unsealed = sealed == nil ? services.cache.pageStates(root: plan.stateRoot) : [:]
             let inventory = takeInventory(plan)
             if await holds(sealed, inventory, plan, services.cache) { return try await concludeUnchanged(inventory, plan, services) }
-            if sealed != nil { await services.cache.putSeal(nil, root: plan.stateRoot) } // before anything changes
+            // Before anything changes; also a seal this imgbake cannot read.
+            if plan.writesSite { await services.cache.putSeal(nil, root: plan.stateRoot) }
             let previous = sealed == nil ? await unsealed : await services.cache.pageStates(root: plan.stateRoot)
             let pages = try await restore(await partition(inventory, previous, plan, services.cache), plan, services.cache)
             let scanned = await scan(pages.toRead, plan)
@@ -55,7 +56,7 @@ public struct Build: Sendable {
                 site = try writePages(rewritten, selection, pages, inventory, images, plan)
                 site.merge(try await heal(site, plan, services))
                 site.diagnostics += await record(site, pages, inventory, images, plan, services.cache)
-                await seal(site, inventory, plan, services.cache)
+                await sealIfSettled(site, selection, images, inventory, plan, services.cache)
             }
             let used = await finish(images, plan, services)
             return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,

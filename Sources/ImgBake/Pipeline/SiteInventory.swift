@@ -23,14 +23,18 @@ struct SiteInventory: Sendable {
     /// Aligned with `pages + otherFiles`: each file's stamp, and its copy's in the output (`--out`).
     var stamps: [FileStamps] = []
 
-    typealias FileStamps = (site: FileStamp?, output: FileStamp?)
+    /// A file's stamp in the site, and its copy's in the output; nil where there is none.
+    struct FileStamps: Sendable, Equatable {
+        var site: FileStamp?
+        var output: FileStamp?
+    }
 
     /// Every file's stamps, on every core: a `stat` or two per file is most of what a build of a large
     /// unchanged site does.
     private mutating func takeStamps(site: String, output: String?) {
         let site = site + "/", output = output.map { $0 + "/" }
         stamps = (pages + otherFiles).mapOnEveryCore(slice: 512) { slice in
-            slice.map { path in (site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) }) }
+            slice.map { path in FileStamps(site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) }) }
         }
     }
 

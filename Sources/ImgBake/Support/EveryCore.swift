@@ -7,8 +7,9 @@ extension Array where Element: Sendable {
     /// For work over thousands of small items (a `stat` each, decoding a line each), where one task
     /// per item would cost more than the item.
     func mapOnEveryCore<T: Sendable>(slice: Int, _ transform: @Sendable (ArraySlice<Element>) -> [T]) -> [T] {
-        let parts = Locked([[T]](repeating: [], count: (count + slice - 1) / slice))
-        DispatchQueue.concurrentPerform(iterations: parts.withLock(\.count)) { part in
+        let slices = (count + slice - 1) / slice
+        let parts = Locked([[T]](repeating: [], count: slices))
+        DispatchQueue.concurrentPerform(iterations: slices) { part in
             let mine = transform(self[part * slice ..< Swift.min(count, (part + 1) * slice)])
             parts.withLock { $0[part] = mine }
         }
