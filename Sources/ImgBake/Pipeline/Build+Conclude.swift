@@ -14,6 +14,21 @@ struct Outcome: Sendable {
     var counters: FetchCounters
     /// Nil without a remote cache.
     var remote: RemoteCounters? = nil
+
+    /// With the counters the build's services kept; a build let off has no selection, images or writes.
+    init(_ plan: BuildPlan, _ inventory: SiteInventory, _ pages: PagePartition,
+         selection: Selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: [], references: 0),
+         images: ResolvedSet = ResolvedSet(), site: SiteChanges = SiteChanges(), diagnostics: [Diagnostic], _ services: BuildServices) {
+        self.plan = plan
+        self.inventory = inventory
+        self.pages = pages
+        self.selection = selection
+        self.images = images
+        self.site = site
+        self.diagnostics = diagnostics
+        counters = services.downloader.stats
+        remote = services.remote?.stats
+    }
 }
 
 extension Build {
@@ -68,12 +83,8 @@ extension Build {
         progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = inventory.pages.count }
         var pages = PagePartition(previous: [:], unchanged: [], toRead: [])
         pages.sealed = inventory.pages.count
-        let images = ResolvedSet()
-        let used = await finish(images, plan, services)
-        let selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: [], references: 0)
-        return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,
-                                          site: SiteChanges(), diagnostics: used, counters: services.downloader.stats,
-                                          remote: services.remote?.stats), services.transformer)
+        let used = await finish(ResolvedSet(), plan, services)
+        return try await conclude(Outcome(plan, inventory, pages, diagnostics: used, services), services.transformer)
     }
 
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.

@@ -38,8 +38,8 @@ public struct Build: Sendable {
         let plan = try BuildPlan(configuration, now: now())
         return try await BuildServices.using(plan, now: now) { services throws(BuildError) in
             progress.watch(services.downloader)
-            let sealed = plan.writesSite ? await services.cache.seal(root: plan.stateRoot) : nil
-            // Without a seal the page states are needed: read while the site is walked.
+            let sealed = trustsSeal(plan) ? await services.cache.seal(root: plan.stateRoot) : nil
+            // Without a seal to trust the page states are needed: read while the site is walked.
             async let unsealed = sealed == nil ? services.cache.pageStates(root: plan.stateRoot) : [:]
             let inventory = takeInventory(plan)
             if await holds(sealed, inventory, plan, services.cache) { return try await concludeUnchanged(inventory, plan, services) }
@@ -59,9 +59,8 @@ public struct Build: Sendable {
                 await sealIfSettled(site, selection, images, inventory, plan, services.cache)
             }
             let used = await finish(images, plan, services)
-            return try await conclude(Outcome(plan: plan, inventory: inventory, pages: pages, selection: selection, images: images,
-                                              site: site, diagnostics: used, counters: services.downloader.stats,
-                                              remote: services.remote?.stats), services.transformer)
+            return try await conclude(Outcome(plan, inventory, pages, selection: selection, images: images, site: site, diagnostics: used, services),
+                                      services.transformer)
         }
     }
 }
