@@ -15,7 +15,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
         defaultSubcommand: BuildCommand.self)
 
     static func main() async {
-        SystemInfo.limitMemoryArenas()
+        SystemInfo.tuneMemoryAllocator()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -56,6 +56,8 @@ public struct Inspection: Sendable {
     public var isCMYK = false
     /// EXIF orientation 1: nothing to turn.
     public var upright = true
+    /// A multi-scan (progressive) JPEG: libjpeg keeps every coefficient of it while decoding.
+    public var progressive = false
 }
 
 /// Turns an original into its variants with libvips, on a pool of threads it owns. Each source is
@@ -68,6 +70,11 @@ public final class Transformer: Sendable {
     /// stored and released at once instead of waiting (in memory) behind long encodes.
     private let inspectPool: BlockingPool
     private let limits: Limits
+    /// Decodes at once while their expected memory fits `memoryPerThread` × threads: a 17 MP
+    /// progressive JPEG alone takes 130 MiB, and two heavy decodes together took the bench's cold
+    /// build to 305–321 MiB (208–224 MiB with the gate, over the same five runs' noise in time).
+    private let memory: MemoryGate
+    public static let memoryPerThread = 96 << 20
 
     public struct Limits: Sendable {
         public var maxPixels: Int
@@ -78,12 +85,14 @@ public final class Transformer: Sendable {
         }
     }
 
-    public init(threads: Int, limits: Limits) throws {
+    /// `memoryPerThread`: tests make it small to have every decode wait for room.
+    public init(threads: Int, limits: Limits, memoryPerThread: Int = Transformer.memoryPerThread) throws {
         // libvips starts with the first image (`VipsImage` starts it): loading it and its modules is
         // a sixth of a build that has no image to make (a warm rebuild).
         pool = BlockingPool(threads: threads, name: "transform")
         inspectPool = BlockingPool(threads: 1, name: "inspect")
         self.limits = limits
+        memory = MemoryGate(budget: max(1, threads) * memoryPerThread)
     }
 
     /// Finishes the work queued so far and ends the threads.
@@ -117,13 +126,57 @@ public final class Transformer: Sendable {
 
     /// Same, reading the source on the transform thread itself: the bytes exist only while this
     /// image is decoded, so memory is bounded by the number of threads, not by the images queued.
+    /// A decode whose expected memory does not fit beside the running ones lets go of its bytes and
+    /// thread, waits for them to end, and starts again (reading the header twice is cheap).
     public func transform(loading source: @escaping @Sendable () throws -> ImageBuffer, format: ImageFormat,
                           job: @escaping @Sendable (SourceInfo) -> TransformJob) async throws -> TransformOutput {
-        try await pool.run { [limits] in
-            let bytes = try source()
-            let inspection = try Self.inspect(bytes, format: format, limits: limits)
-            return try Self.run(job(inspection.info), on: bytes, inspection: inspection)
+        var held: Int?
+        while true {
+            let attempt = try await pool.run { [limits, memory, held] () throws -> Attempt in
+                var taken = held
+                defer { if let taken { memory.give(taken) } }
+                let bytes = try source()
+                let inspection = try Self.inspect(bytes, format: format, limits: limits)
+                let work = job(inspection.info)
+                if taken == nil {
+                    let weight = Self.expectedMemory(work, inspection)
+                    guard memory.take(weight) else { return .wait(weight) }
+                    taken = weight
+                }
+                return .done(try Self.run(work, on: bytes, inspection: inspection))
+            }
+            switch attempt {
+            case .done(let output): return output
+            case .wait(let weight):
+                await memory.wait(for: weight)
+                held = weight
+            }
         }
+    }
+
+    private enum Attempt: Sendable {
+        case done(TransformOutput)
+        case wait(Int)
+    }
+
+    /// The memory a decode for `job` is expected to take, from the bench corpus one image at a time
+    /// (peak RSS above the process's own, 2026-11-24): a progressive JPEG about 8 bytes a pixel (every
+    /// coefficient kept), a shrink-on-load decode about 2, a source decoded whole (PNG, alpha, CMYK,
+    /// animation frames) 56 MiB of encoders' and resizers' buffers and 4 bytes a pixel.
+    static func expectedMemory(_ job: TransformJob, _ inspection: Inspection) -> Int {
+        let info = inspection.info, pixels = info.width * info.height * max(1, info.pages)
+        if inspection.progressive { return 8 * pixels }
+        if shrinksOnLoad(job, inspection) { return 2 * pixels }
+        return (56 << 20) + 4 * pixels
+    }
+
+    /// JPEG and opaque WebP shrink on load (much faster); animations need a frame-aware resize; the
+    /// rest (PNG, anything with alpha) is decoded whole and resized with correct rounding, which keeps
+    /// PNGs small (see VipsImage.resized). CMYK too: libvips 8.14's thumbnail ignores a CMYK image's
+    /// embedded profile for its built-in one.
+    static func shrinksOnLoad(_ job: TransformJob, _ inspection: Inspection) -> Bool {
+        let format = inspection.info.format
+        return job.specs.contains { $0.animated } || (format == .jpeg && !inspection.isCMYK) || (format == .webp && !inspection.hasAlpha)
     }
 
     /// Same, with a fixed list of specs (and no placeholder).
@@ -164,7 +217,8 @@ public final class Transformer: Sendable {
         let exif = image.blob(field: "exif-data").flatMap { blob in blob.withUnsafeBytes { ExifReader.read($0) } }
         return Inspection(info: info, credits: Credits(copyright: exif?.copyright, artist: exif?.artist, captured: exif?.captureDate),
                           hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk,
-                          isCMYK: image.interpretation == .cmyk, upright: image.orientation == 1)
+                          isCMYK: image.interpretation == .cmyk, upright: image.orientation == 1,
+                          progressive: format == .jpeg && image.int(field: "jpeg-multiscan") == 1)
     }
 
     static func run(_ job: TransformJob, on bytes: ImageBuffer, inspection: Inspection) throws -> TransformOutput {
@@ -172,11 +226,8 @@ public final class Transformer: Sendable {
         let largest = max(job.specs.map(\.width).max() ?? 0, job.placeholder == .none ? 0 : min(info.width, 64))
         guard largest > 0 else { return TransformOutput(info: info, variants: [], placeholder: nil) }
         let animated = job.specs.contains { $0.animated }
-        // The one decode. JPEG and opaque WebP shrink on load (much faster); animations need a
-        // frame-aware resize; the rest (PNG, anything with alpha) is decoded whole and resized with
-        // correct rounding, which keeps PNGs small (see VipsImage.resized). CMYK too: libvips 8.14's
-        // thumbnail ignores a CMYK image's embedded profile for its built-in one.
-        let shrinkOnLoad = animated || (info.format == .jpeg && !inspection.isCMYK) || (info.format == .webp && !inspection.hasAlpha)
+        // The one decode.
+        let shrinkOnLoad = shrinksOnLoad(job, inspection)
         let base: VipsImage
         do {
             let decoded = shrinkOnLoad
