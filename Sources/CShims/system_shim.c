@@ -13,14 +13,6 @@ void imgbake_limit_malloc_arenas(int count) {
 #endif
 }
 
-void imgbake_malloc_mmap_threshold(size_t bytes) {
-#ifdef M_MMAP_THRESHOLD
-    mallopt(M_MMAP_THRESHOLD, (int) bytes);
-#else
-    (void)bytes;
-#endif
-}
-
 int imgbake_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }

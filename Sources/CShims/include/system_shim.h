@@ -3,9 +3,7 @@
 #define IMGBAKE_SYSTEM_SHIM_H
 
 /// Limits glibc's malloc to `count` arenas (M_ARENA_MAX); call before threads start.
-#include <stddef.h>
 void imgbake_limit_malloc_arenas(int count);
-void imgbake_malloc_mmap_threshold(size_t bytes);
 
 #include <spawn.h>
 

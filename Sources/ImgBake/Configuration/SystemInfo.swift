@@ -15,13 +15,10 @@ public enum SystemInfo {
 
     /// glibc gives each thread an arena of its own and keeps freed memory there: with a pool of image
     /// threads that made a build's peak a third higher (bench: 831 → 636 MiB) at no gain in time.
-    /// And it raises the size from which an allocation gets pages of its own (given back when freed)
-    /// each time such a block is freed, up to 32 MiB, so an image's buffers soon stay in the heap after
-    /// it is done: fixed at 1 MiB, the bench's cold peak was 239–249 MiB instead of 249–267 (three runs
-    /// each, 2026-11-24; no change in time beyond the noise). Call first thing, before threads start.
+    /// Call first thing, before threads start. (The mmap threshold is set when libvips starts, see
+    /// `imgbake_vips_start`.)
     public static func tuneMemoryAllocator() {
         imgbake_limit_malloc_arenas(2)
-        imgbake_malloc_mmap_threshold(1 << 20)
     }
 
     /// imgbake's version, in the User-Agent and the variant keys.
