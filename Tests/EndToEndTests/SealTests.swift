@@ -89,6 +89,22 @@ import ImgBakeTestSupport
         let s = result.summary
         // Rewritten in place, a page refers to no remote image any more: their freshness is nothing to it.
         #expect(s.nothingChanged == (change == .imagesStale && !useOut) && result.exitCode == 0, "\(s.lines)")
+        expectWhatTheChangeAsks(change, useOut: useOut, result, site, output)
+        #expect(output("notes/readme.txt") == site.folder.text("site/notes/readme.txt"))
+        for page in site.folder.files(under: useOut ? "out" : "site") where page.hasSuffix(".html") || page.hasSuffix(".md") {
+            for name in referencedImages(output(page) ?? "") {
+                #expect(FileManager.default.fileExists(atPath: out + "/_img/" + name), "\(page) refers to /_img/\(name)")
+            }
+        }
+        if change == .refresh || change == .report { config = site.configuration(origin: origin, out: useOut) }
+        let after = try await site.build(config, now: now)
+        #expect(after.summary.nothingChanged, "sealed again: \(after.summary.lines)")
+    }
+
+    /// What the build after `change` did: what the change asks, no more.
+    func expectWhatTheChangeAsks(_ change: Change, useOut: Bool, _ result: BuildResult, _ site: TestSite,
+                                 _ output: (String) -> String?) {
+        let s = result.summary
         switch change {
         case .pageEdited, .pageEditedSameSize:
             #expect(s.pagesScanned == 1 && output("p1.html")?.contains("PAGE 1") == (change == .pageEditedSameSize))
@@ -107,15 +123,6 @@ import ImgBakeTestSupport
         case .pageStateGone: #expect(s.pagesScanned == 1 && s.requests == 0)
         case .report: #expect(FileManager.default.fileExists(atPath: site.folder.path + "/report.json"))
         }
-        #expect(output("notes/readme.txt") == site.folder.text("site/notes/readme.txt"))
-        for page in site.folder.files(under: useOut ? "out" : "site") where page.hasSuffix(".html") || page.hasSuffix(".md") {
-            for name in referencedImages(output(page) ?? "") {
-                #expect(FileManager.default.fileExists(atPath: out + "/_img/" + name), "\(page) refers to /_img/\(name)")
-            }
-        }
-        if change == .refresh || change == .report { config = site.configuration(origin: origin, out: useOut) }
-        let after = try await site.build(config, now: now)
-        #expect(after.summary.nothingChanged, "sealed again: \(after.summary.lines)")
     }
 
     /// Whatever a build does not look at may change without breaking the seal: hidden files and
