@@ -26,6 +26,8 @@ public struct HTMLElement: Sendable {
     public var namespace: String = "html"
     /// For elements whose text was asked for (`<style>`): the byte range of their text.
     public var textRange: Range<Int>?
+    /// The attributes of the nearest `<a>` the element is inside, if any (a link around an image).
+    public var enclosingLink: [HTMLAttribute]?
 
     public func attribute(_ name: String) -> HTMLAttribute? {
         attributes.first { $0.name == name }

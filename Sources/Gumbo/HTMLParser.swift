@@ -16,9 +16,11 @@ public enum HTMLParser {
         defer { gumbo_destroy_output(&options, output) }
 
         var found: [HTMLElement] = []
-        // Depth-first, children pushed in reverse so elements come out in document order.
-        var stack: [(node: UnsafeMutablePointer<GumboNode>, parent: UnsafeMutablePointer<GumboNode>?)] = [(output.pointee.root, nil)]
-        while let (node, parent) = stack.popLast() {
+        // Depth-first, children pushed in reverse so elements come out in document order; each with the
+        // nearest `<a>` above it.
+        typealias Node = UnsafeMutablePointer<GumboNode>
+        var stack: [(node: Node, parent: Node?, link: Node?)] = [(output.pointee.root, nil, nil)]
+        while let (node, parent, link) = stack.popLast() {
             guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
             let element = node.pointee.v.element
             let name = tagName(element)
@@ -32,12 +34,14 @@ public enum HTMLParser {
                     parentTag: parent.map { tagName($0.pointee.v.element) })
                 item.namespace = namespace
                 if textOf.contains(name) { item.textRange = textRange(of: element, in: input) }
+                if let link { item.enclosingLink = attributes(of: link.pointee.v.element, in: input) }
                 found.append(item)
             }
+            let isLink = namespace == "html" && element.tag == GUMBO_TAG_A
             let children = element.children
             for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {
                 if let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self) {
-                    stack.append((child, node))
+                    stack.append((child, node, isLink ? node : link))
                 }
             }
         }

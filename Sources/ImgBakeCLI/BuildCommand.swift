@@ -46,7 +46,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-private-networks"), help: "Allow downloads from private, loopback and link-local addresses.")
     var allowPrivateNetworks = false
 
-    @Flag(help: "Resolve from the cache only and write nothing; exit 1 if a reference would stay remote or need the network.")
+    @Flag(help: "Resolve from the cache only and write nothing; exit 1 if a reference would stay remote, need the network, or point at a missing file.")
     var check = false
 
     @Option(help: ArgumentHelp("Write a report of every reference and image: JSON, or a page to open offline if FILE ends in .html.", valueName: "FILE"))
@@ -135,7 +135,7 @@ struct BuildCommand: AsyncParsableCommand {
         }
         if config.check {
             for diagnostic in result.remaining { Terminal.error(diagnostic.description) }
-            if result.exitCode != 0 { Terminal.error("imgbake: check failed: \(result.remaining.count) reference(s) would stay remote or need the network") }
+            if result.exitCode != 0 { Terminal.error("imgbake: check failed: \(result.remaining.count) reference(s) would stay remote, need the network or point at a missing file") }
         } else if !result.missing.isEmpty {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }

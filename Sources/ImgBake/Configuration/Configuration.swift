@@ -61,6 +61,15 @@ public enum MarkdownMode: String, Sendable, CaseIterable {
     case html
 }
 
+/// What a link around an image that points at the same image (Sphinx's image references, lightbox
+/// plugins: `<a href="x.jpg"><img src="x.jpg"></a>`) becomes.
+public enum ImageLinkPolicy: String, Sendable, CaseIterable {
+    /// The widest variant in the image's own format, like any one-for-one reference.
+    case widest
+    /// The link is left as it is (it stays remote, or keeps pointing at the original).
+    case off
+}
+
 public struct OutputSettings: Sendable {
     /// Folder under the output root that receives the images.
     public var imagesDirectory = "_img"
@@ -81,6 +90,8 @@ public struct OutputSettings: Sendable {
     /// The URL path the site folder is served at (`/blog/` for a site deployed under a sub-path):
     /// `/blog/images/a.jpg` is the site's `images/a.jpg`. Defaults to `base_url`'s path, else `/`.
     public var siteRoot = "/"
+    /// A link around an image to the same image: localised (the widest variant) or left.
+    public var imageLinks = ImageLinkPolicy.widest
 
     public init() {}
 

@@ -76,6 +76,7 @@ struct Reader {
             case "sizes": config.output.sizes = try string(name, node)
             case "templates_dir": config.output.templatesDirectory = path(try string(name, node))
             case "eager": config.output.eager = try integer(name, node, in: 0...1000)
+            case "image_links": config.output.imageLinks = try choice(name, node)
             case "base_url":
                 let text = try string(name, node)
                 guard let url = RemoteURL.resolve(text.hasSuffix("/") ? text : text + "/"), text.contains("://") else {
@@ -87,7 +88,7 @@ struct Reader {
                 guard text.hasPrefix("/") else { throw fail(name, node, "must be a URL path starting with /, such as \"/blog/\"") }
                 config.output.siteRoot = text.hasSuffix("/") ? text : text + "/"
             default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir",
-                                                       "eager", "base_url", "site_root"])
+                                                       "eager", "base_url", "site_root", "image_links"])
             }
         }
         // What was not given follows from what was: the site root from base_url, the public path

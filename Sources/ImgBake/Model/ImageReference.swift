@@ -26,6 +26,10 @@ public struct ImageReference: Sendable {
         case linkSrcset = "link-srcset"
         /// `<meta property=og:image content>`, `<meta name=twitter:image content>`: one absolute URL
         case meta = "meta"
+        /// `<a href>` around an `<img>`, pointing at the same image (image references, lightboxes)
+        case imageLink = "image-link"
+        /// the `image` (`logo`, `thumbnailUrl`) of JSON-LD structured data: one absolute URL, like `meta`
+        case jsonLD = "json-ld"
         /// CSS `url(...)` (a `style` attribute, a `<style>` element, a `.css` file)
         case css = "css"
         /// a candidate of CSS `image-set()`
@@ -142,6 +146,9 @@ public struct PageScan: Sendable {
     public var file: SourceFile
     public var references: [ImageReference]
     public var diagnostics: [Diagnostic]
+    /// Where the page refers to files of imgbake's own images folder: what keeps them, whatever kind of
+    /// reference it is (every scanner's URLs go through `ReferenceResolver`).
+    public var outputs: [OutputUse] = []
     /// The page's `<base href>` when it is remote: relative references resolve against it, and so
     /// would a local `/_img/...` one.
     public var remoteBase: (url: RemoteURL, location: SourceLocation)?

@@ -99,7 +99,7 @@ extension Build {
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
         if plan.check {
-            result.remaining = remaining(outcome.selection, images: outcome.images)
+            result.remaining = remaining(outcome.selection, images: outcome.images, plan)
             if !result.remaining.isEmpty { result.exitCode = 1 }
         }
         if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }

@@ -212,7 +212,7 @@ extension Build {
         var scan = SourceScanner.scan(file, settings: settings)
         scan.file = SourceFile(path: path, kind: kind, bytes: [])
         return .success(ScannedPage(scan: scan, hash: BlobID(of: bytes).hex, stamp: stamp,
-                                    ownImages: OwnImageReferences.fileNames(in: bytes, publicPath: settings.ownPrefix)))
+                                    ownImages: OwnImageReferences.inUse(scan, bytes: bytes, settings: settings)))
     }
 
     /// The page's bytes again, for rewriting, if they are still the ones scanned.

@@ -2,11 +2,18 @@ import Foundation
 
 /// `--check` and `--report`: what a build tells about itself.
 extension Build {
-    /// `--check`: every reference that would stay remote, with why.
-    func remaining(_ selection: Selection, images: ResolvedSet) -> [Diagnostic] {
+    /// `--check`: every reference that would stay remote, with why, and every reference to a file of
+    /// the images folder that is not there.
+    func remaining(_ selection: Selection, images: ResolvedSet, _ plan: BuildPlan) -> [Diagnostic] {
         let leftAlone = selection.leftAlone
         var remaining: [Diagnostic] = []
+        var exists: [String: Bool] = [:]
         for page in selection.pages {
+            for use in page.scan.outputs {
+                let there = exists[use.name] ?? (FileStamp.of(plan.imagesFolder + "/" + use.name) != nil)
+                exists[use.name] = there
+                if !there { remaining.append(Diagnostic(.error, "refers to \(plan.ownPublicPath)\(use.name), which does not exist", at: use.location)) }
+            }
             for reference in page.scan.references {
                 if let why = leftAlone[page.scan.file.path] {
                     remaining.append(Diagnostic(.error, "\(reference.source): stays remote (\(why))", at: reference.location))

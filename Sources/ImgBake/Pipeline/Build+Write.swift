@@ -115,7 +115,7 @@ extension Build {
     /// is now (so its image files stay), and it is read again next time.
     private func unsettledState(_ path: String, previous: PageState?, _ plan: BuildPlan) -> PageState {
         let live = (try? AtomicFile.readWithStamp(plan.configuration.outputRoot + "/" + path)).map {
-            OwnImageReferences.fileNames(in: $0.0, publicPath: plan.ownPublicPath)
+            OwnImageReferences.inUse(page: path, bytes: $0.0, settings: plan.scanSettings)
         }
         var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
                                           output: nil, complete: false, keys: [], images: [], references: RecordedReferences([]))
@@ -144,10 +144,12 @@ extension Build {
             }))
     }
 
-    /// The image files the page refers to as it now is in the output: those of the bytes written, or
-    /// (not rewritten) of the source, whatever build localised them.
+    /// The image files the page refers to as it now is in the output: those its source already used
+    /// (rewriting splices only the references it localises, so every use of an output survives it), the
+    /// files the rewrite put in, and any mention in the bytes written.
     private func ownImages(_ page: ScannedPage, rewrite: PageRewrite?, _ plan: BuildPlan) -> Set<String> {
         guard let rewrite, let bytes = rewrite.bytes else { return page.ownImages }
-        return OwnImageReferences.fileNames(in: bytes, publicPath: plan.ownPublicPath).union(rewrite.outputs.map(\.fileName))
+        return page.ownImages.union(rewrite.outputs.map(\.fileName))
+            .union(OwnImageReferences.fileNames(in: bytes, publicPaths: plan.scanSettings.ownPrefixes))
     }
 }

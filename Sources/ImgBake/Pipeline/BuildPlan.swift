@@ -59,6 +59,7 @@ struct BuildPlan: Sendable {
         settings.baseURL = configuration.output.baseURL
         settings.ownPrefix = ownPublicPath
         settings.frontMatterKeys = configuration.images.frontMatterKeys
+        settings.imageLinks = configuration.output.imageLinks != .off
         switch configuration.requireAlt {
         case .warn: settings.missingAlt = .warning
         case .error: settings.missingAlt = .error

@@ -51,13 +51,14 @@ public enum FrontMatterScanner {
     }
 
     /// The images the front matter's configured keys name, and warnings about the values left.
-    static func scan(_ file: SourceFile, block: Block, settings: ScanSettings) -> (references: [ImageReference], diagnostics: [Diagnostic]) {
+    static func scan(_ file: SourceFile, block: Block, settings: ScanSettings)
+        -> (references: [ImageReference], diagnostics: [Diagnostic], outputs: [OutputUse]) {
         var found = FrontMatterValues(file: file, block: block, settings: settings)
         switch block.language {
         case .yaml: found.yaml()
         case .toml: found.toml()
         }
-        return (found.references, found.diagnostics)
+        return (found.references, found.diagnostics, found.outputs)
     }
 }
 

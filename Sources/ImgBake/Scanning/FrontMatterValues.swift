@@ -8,6 +8,7 @@ struct FrontMatterValues {
     let resolver: ReferenceResolver
     var references: [ImageReference] = []
     var diagnostics: [Diagnostic] = []
+    var outputs: [OutputUse] = []
 
     init(file: SourceFile, block: FrontMatterScanner.Block, settings: ScanSettings) {
         self.file = file
@@ -153,7 +154,7 @@ struct FrontMatterValues {
 
     private mutating func add(_ written: String, range: Range<Int>, syntax: ImageReference.Syntax) {
         let location = file.location(ofByte: range.lowerBound)
-        guard let source = resolver.image(written, at: location, diagnostics: &diagnostics) else { return }
+        guard let source = resolver.image(written, at: location, diagnostics: &diagnostics, outputs: &outputs) else { return }
         references.append(ImageReference(kind: .frontMatter, source: source, location: location, range: range, syntax: syntax))
     }
 

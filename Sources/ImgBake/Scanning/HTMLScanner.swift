@@ -3,7 +3,8 @@ import Gumbo
 
 /// Finds image references in HTML, each with the exact bytes of its URL: `<img src>` and `srcset`,
 /// `<picture><source srcset>`, `<video poster>`, `<input type=image>`, SVG `<image href>`, icons and
-/// preloaded images (`<link>`), social cards (`<meta property=og:image>`, `twitter:image`), and CSS
+/// preloaded images (`<link>`), social cards (`<meta property=og:image>`, `twitter:image`), the
+/// images of JSON-LD structured data, a link around an image to the same image, and CSS
 /// `url()`/`image-set()` in `style` attributes and `<style>` elements. Relative URLs resolve against
 /// the page and its `<base href>`. The HTML5 tree builder decides what is markup, so image tags inside
 /// `<script>`, comments, `<textarea>` or text are never touched. `data-imgbake="skip"` opts an element
@@ -15,20 +16,21 @@ public enum HTMLScanner {
         let found = references(in: file, region: 0..<file.bytes.count, honourBase: true, settings: settings)
         scan.references = found.references
         scan.diagnostics = found.diagnostics
+        scan.outputs = found.outputs
         scan.remoteBase = found.remoteBase
         return scan
     }
 
-    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "svg:image"]
+    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "script", "svg:image"]
 
     public static let missingAltMessage = "<img> without alt: screen readers read its file name instead (alt=\"\" for decoration; build.require_alt)"
 
     /// References in `region` of `file` (a whole page, or a raw HTML block inside Markdown, where
     /// `<base>` has no meaning).
     static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, settings: ScanSettings = ScanSettings())
-        -> (references: [ImageReference], diagnostics: [Diagnostic], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
+        -> (references: [ImageReference], diagnostics: [Diagnostic], outputs: [OutputUse], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
         let elements = file.bytes[region].withUnsafeBytes {
-            HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style"])
+            HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style", "script"])
         }
         var found = Found(file: file, shift: region.lowerBound,
                           resolver: ReferenceResolver(settings: settings, pagePath: file.path))
@@ -39,7 +41,9 @@ public enum HTMLScanner {
         for element in elements where element.attribute("data-imgbake")?.value.lowercased() != "skip" {
             found.add(element, missingAlt: settings.missingAlt)
         }
-        return (found.references, found.diagnostics, found.remoteBase)
+        // In document order: a link around an image is found after the image.
+        let references = found.references.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        return (references, found.diagnostics, found.outputs, found.remoteBase)
     }
 }
 
@@ -50,7 +54,10 @@ private struct Found {
     var resolver: ReferenceResolver
     var references: [ImageReference] = []
     var diagnostics: [Diagnostic] = []
+    var outputs: [OutputUse] = []
     var remoteBase: (url: RemoteURL, location: SourceLocation)?
+    /// Links around images already taken (one link may hold several images of it).
+    var links: Set<Int> = []
 
     init(file: SourceFile, shift: Int, resolver: ReferenceResolver) {
         self.file = file
@@ -81,6 +88,7 @@ private struct Found {
             if let src = element.attribute("src"), var reference = attribute(.imgSrc, src) {
                 reference.element = imageElement(element)
                 references.append(reference)
+                if let link = element.enclosingLink { imageLink(link, to: reference.source) }
             }
             if let srcset = element.attribute("srcset") { self.srcset(.imgSrcset, srcset) }
             if let missingAlt, element.attribute("alt") == nil {
@@ -103,6 +111,9 @@ private struct Found {
             meta(element)
         case ("html", "style"):
             if let text = element.textRange { css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift) }
+        case ("html", "script"):
+            let type = element.attribute("type")?.value.trimmingCharacters(in: .whitespaces).lowercased()
+            if type == "application/ld+json", let text = element.textRange { jsonLD(text.lowerBound + shift..<text.upperBound + shift) }
         default:
             break
         }
@@ -129,6 +140,33 @@ private struct Found {
         references.append(reference)
     }
 
+    /// `<a href>` around an `<img>`, when it points at the same image: a viewer of the full image
+    /// (Sphinx's image references, lightboxes) gets the widest variant (`output.image_links`).
+    private mutating func imageLink(_ link: [HTMLAttribute], to image: ImageSource) {
+        guard resolver.settings.imageLinks, let href = link.first(where: { $0.name == "href" }), !links.contains(href.valueRange.lowerBound),
+              link.first(where: { $0.name == "data-imgbake" })?.value.lowercased() != "skip",
+              case .image(let target) = resolver.resolve(href.value), target == image,
+              let reference = attribute(.imageLink, href) else { return }
+        links.insert(href.valueRange.lowerBound)
+        references.append(reference)
+    }
+
+    /// JSON-LD structured data (`<script type="application/ld+json">`, written by jekyll-seo-tag and
+    /// many themes): the `image`, `logo` and `thumbnailUrl` of any object, as a URL, a list of them or
+    /// an `ImageObject` (`url`, `contentUrl`); rewritten like a social card, every other byte kept.
+    private mutating func jsonLD(_ text: Range<Int>) {
+        guard let tree = JSONTree.parse(Array(file.bytes[text])) else { return }
+        var strings: [(String, Range<Int>)] = []
+        JSONLD.images(in: tree, into: &strings)
+        var seen = Set<Int>()
+        for (value, contents) in strings where seen.insert(contents.lowerBound).inserted {
+            let range = text.lowerBound + contents.lowerBound..<text.lowerBound + contents.upperBound
+            guard let source = resolve(value, at: range.lowerBound) else { continue }
+            references.append(ImageReference(kind: .jsonLD, source: source, location: file.location(ofByte: range.lowerBound),
+                                             range: range, syntax: .json, target: .social, absolute: true))
+        }
+    }
+
     private mutating func attribute(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute) -> ImageReference? {
         // Replace the URL itself, not the white space a browser ignores around it.
         var range = attribute.valueRange
@@ -147,7 +185,7 @@ private struct Found {
     /// The image `written` means, with a warning where it cannot be a file of the site.
     private mutating func resolve(_ written: String, at offset: Int, imageExtensionRequired: Bool = false) -> ImageSource? {
         resolver.image(written, at: file.location(ofByte: offset), imageExtensionRequired: imageExtensionRequired,
-                       diagnostics: &diagnostics)
+                       diagnostics: &diagnostics, outputs: &outputs)
     }
 
     /// The candidates of a srcset, each with the raw bytes of its URL (character references included),
@@ -156,7 +194,15 @@ private struct Found {
         let valueStart = attribute.valueRange.lowerBound + shift
         let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
         guard decoded.bytes.elementsEqual(attribute.value.utf8) else {
-            if SrcsetParser.parse(Array(attribute.value.utf8)).contains(where: { resolver.resolve($0.url) != .ignored }) {
+            var images = false
+            for candidate in SrcsetParser.parse(Array(attribute.value.utf8)) {
+                switch resolver.resolve(candidate.url) {
+                case .output(let name): outputs.append(OutputUse(name: name, location: file.location(ofByte: valueStart)))
+                case .image, .problem: images = true
+                case .ignored: break
+                }
+            }
+            if images {
                 diagnostics.append(Diagnostic(.warning, "srcset left as it is: it has a character reference imgbake cannot map to its bytes",
                                               at: file.location(ofByte: valueStart)))
             }

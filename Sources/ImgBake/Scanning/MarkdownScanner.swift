@@ -18,6 +18,7 @@ public enum MarkdownScanner {
         var scan = scanBody(SourceFile(path: file.path, kind: file.kind, bytes: FrontMatterScanner.masked(file.bytes, block: block)),
                             settings: settings)
         scan.file = file
+        scan.outputs = front.outputs + scan.outputs
         guard !front.references.isEmpty || !front.diagnostics.isEmpty else { return scan }
         scan.references += front.references
         scan.diagnostics = front.diagnostics + scan.diagnostics
@@ -43,6 +44,7 @@ public enum MarkdownScanner {
             let found = HTMLScanner.references(in: file, region: region, honourBase: false, settings: settings)
             scan.references += found.references
             scan.diagnostics += found.diagnostics
+            scan.outputs += found.outputs
         }
         locator.locateInlineHTML(into: &scan)
         return inDocumentOrder(scan)
@@ -114,6 +116,10 @@ private struct Locator {
             var url: ImageSource?
             switch resolver.resolve(written) {
             case .image(let source): url = source
+            case .output(let name):
+                url = nil
+                let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
+                scan.outputs.append(OutputUse(name: name, location: location))
             case .ignored: url = nil
             case .problem(let why):
                 let location = file.location(ofByte: file.offset(line: node.start.line, byteColumn: node.start.column))
@@ -186,6 +192,7 @@ private struct Locator {
                                                        settings: settings)
                     scan.references += found.references
                     scan.diagnostics += found.diagnostics
+                    scan.outputs += found.outputs
                 }
             }
         }

@@ -1,12 +1,31 @@
-/// The files of the images folder a page refers to: every URL in its bytes that starts with the
-/// public path (`/_img/`, or a CDN URL) at the start of a URL, followed by a file name.
-///
-/// This is what decides which image files are still in use, so it errs on the side of keeping: it
-/// reads raw bytes rather than parsed markup (a mention in a code block or a comment keeps a file),
-/// and it sees references whatever way they got into the page (rewritten this build, by an earlier
+/// The files of the images folder a page refers to. This is what decides which image files are still
+/// in use, so it errs on the side of keeping. Two readings, united:
+/// - the scanner's (`PageScan.outputs`): every reference of every kind, however it is written (under
+///   `public_path`, absolute under `base_url`, relative to the page), as the reference model sees it;
+/// - the raw bytes': every URL that starts with one of the site's forms of the public path at the start
+///   of a URL, followed by a file name, wherever it is (a mention in a code block, a comment, a link
+///   the scanners do not read keeps a file too).
+/// Both see references whatever way they got into the page (rewritten this build, by an earlier
 /// build, by another build at the same time, or written by hand).
 public enum OwnImageReferences {
-    /// File names (no folder) referred to by `bytes`.
+    /// The files a scanned page uses: its scan's outputs and its bytes' mentions.
+    static func inUse(_ scan: PageScan, bytes: [UInt8], settings: ScanSettings) -> Set<String> {
+        fileNames(in: bytes, publicPaths: settings.ownPrefixes).union(scan.outputs.map(\.name))
+    }
+
+    /// The files a page as it is on disk uses (scanned here).
+    static func inUse(page path: String, bytes: [UInt8], settings: ScanSettings) -> Set<String> {
+        guard let kind = SourceFile.kind(forPath: path) else { return fileNames(in: bytes, publicPaths: settings.ownPrefixes) }
+        let scan = SourceScanner.scan(SourceFile(path: path, kind: kind, bytes: bytes), settings: settings)
+        return inUse(scan, bytes: bytes, settings: settings)
+    }
+
+    /// File names (no folder) referred to by `bytes` under any of `publicPaths`.
+    public static func fileNames(in bytes: [UInt8], publicPaths: [String]) -> Set<String> {
+        publicPaths.reduce(into: Set<String>()) { $0.formUnion(fileNames(in: bytes, publicPath: $1)) }
+    }
+
+    /// File names (no folder) referred to by `bytes` under `publicPath`.
     public static func fileNames(in bytes: [UInt8], publicPath: String) -> Set<String> {
         let prefix = Array(publicPath.utf8)
         guard let first = prefix.first, bytes.count > prefix.count else { return [] }

@@ -9,6 +9,14 @@ public struct ScanSettings: Sendable {
     public var baseURL: RemoteURL?
     /// Where references to imgbake's own outputs start (`/_img/`, or a CDN URL).
     public var ownPrefix = "/_img/"
+    /// Every way a page can write the start of a reference to an output: the public path, and under
+    /// `base_url` when the public path is root-relative (social cards, feeds).
+    public var ownPrefixes: [String] {
+        guard ownPrefix.hasPrefix("/"), let baseURL else { return [ownPrefix] }
+        return [ownPrefix, baseURL.scheme + "://" + baseURL.host + (baseURL.port.map { ":\($0)" } ?? "") + ownPrefix]
+    }
+    /// A link around an image to the same image is a reference (`output.image_links`).
+    public var imageLinks = true
     /// Front-matter keys whose values are images.
     public var frontMatterKeys = ["image", "cover", "thumbnail", "images", "og_image"]
     /// How an `<img>` without `alt` is reported (nil: not at all).
@@ -17,12 +25,19 @@ public struct ScanSettings: Sendable {
     public init() {}
 }
 
-/// Turns what a page wrote into the image it means: a remote URL, or a file of the site, or a reason
-/// it is neither (outside the site). Everything else — `data:`, fragments, other schemes, imgbake's own
-/// outputs — is not an image to localise.
+/// Turns what a page wrote into the image it means: a remote URL, or a file of the site, or one of
+/// imgbake's own outputs, or a reason it is none of these (outside the site). Everything else —
+/// `data:`, fragments, other schemes — is not an image.
+///
+/// Every scanner asks this for every URL it finds, whatever the kind of reference, so an output a
+/// page uses is known the same way an image to localise is: the clean-up at the end of a build keeps
+/// what this found, and a reference kind added later is counted without anyone remembering to.
 public struct ReferenceResolver: Sendable {
     public enum Meaning: Sendable, Equatable {
         case image(ImageSource)
+        /// A file of imgbake's own images folder (by its name): in use, never localised again. Found
+        /// however it is written: under `public_path`, under `base_url`, or relative to the page.
+        case output(String)
         /// Not an image imgbake localises.
         case ignored
         /// Looks local but cannot be a file of the site; a warning, the reference stays.
@@ -51,7 +66,7 @@ public struct ReferenceResolver: Sendable {
             .map(Character.init))
         guard !text.isEmpty, !text.hasPrefix("#"), text.utf8.count <= 8192 else { return .ignored }
         if let scheme = Self.scheme(of: text), scheme != "http", scheme != "https" { return .ignored }
-        if text.hasPrefix(settings.ownPrefix) { return .ignored }
+        if text.hasPrefix(settings.ownPrefix) { return Self.output(text.dropFirst(settings.ownPrefix.count)) }
         let meaning: Meaning
         if let remote = RemoteURL.resolve(text, against: base) {
             meaning = local(of: remote).map { localPath($0) } ?? .image(.remote(remote))
@@ -66,11 +81,15 @@ public struct ReferenceResolver: Sendable {
     }
 
     /// The image `written` means, or nil; where it looks local but cannot be a file of the site, a
-    /// warning at `location` (the reference stays as it is).
+    /// warning at `location` (the reference stays as it is); where it is one of imgbake's outputs, the
+    /// use is noted in `outputs`.
     public func image(_ written: String, at location: SourceLocation, imageExtensionRequired: Bool = false,
-                      diagnostics: inout [Diagnostic]) -> ImageSource? {
+                      diagnostics: inout [Diagnostic], outputs: inout [OutputUse]) -> ImageSource? {
         switch resolve(written, imageExtensionRequired: imageExtensionRequired) {
         case .image(let source): return source
+        case .output(let name):
+            outputs.append(OutputUse(name: name, location: location))
+            return nil
         case .ignored: return nil
         case .problem(let why):
             diagnostics.append(Diagnostic(.warning, "\(why); left as it is", at: location))
@@ -85,19 +104,19 @@ public struct ReferenceResolver: Sendable {
         return url.path
     }
 
-    /// A path as written in the page (relative, or root-relative), made a path in the site.
+    /// A path as written in the page (relative, or root-relative), made a path in the site. Outputs are
+    /// recognised whether or not the site's own images are localised (`images.local`).
     private func localPath(_ written: String) -> Meaning {
-        guard settings.localImages else { return .ignored }
         var path = written
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
         path = path.replacingOccurrences(of: "\\", with: "/").removingPercentEncoding()
         guard !path.isEmpty else { return .ignored }
-        if path.hasPrefix(settings.ownPrefix) { return .ignored }
+        if path.hasPrefix(settings.ownPrefix) { return Self.output(path.dropFirst(settings.ownPrefix.count)) }
         let absolute: String
         if path.hasPrefix("/") {
             let root = settings.siteRoot
             guard path.hasPrefix(root) || path + "/" == root else {
-                return .problem("\(written) is outside the site (it is served at \(root))")
+                return notInSite("\(written) is outside the site (it is served at \(root))")
             }
             absolute = String(path.dropFirst(root.count))
         } else {
@@ -109,7 +128,7 @@ public struct ReferenceResolver: Sendable {
             switch segment {
             case ".": continue
             case "..":
-                guard !segments.isEmpty else { return .problem("\(written) is outside the site folder") }
+                guard !segments.isEmpty else { return notInSite("\(written) is outside the site folder") }
                 segments.removeLast()
             default: segments.append(segment)
             }
@@ -117,8 +136,21 @@ public struct ReferenceResolver: Sendable {
         guard !segments.isEmpty else { return .ignored }
         let joined = segments.joined(separator: "/")
         let own = String(settings.ownPrefix.dropFirst(settings.siteRoot.count))
-        if !own.isEmpty, (joined + "/").hasPrefix(own) { return .ignored }
+        if !own.isEmpty, (joined + "/").hasPrefix(own) { return Self.output(joined.dropFirst(own.count)) }
+        guard settings.localImages else { return .ignored }
         return .image(.local(joined))
+    }
+
+    /// A local path that cannot be a file of the site: a problem when the site's images are localised.
+    private func notInSite(_ why: String) -> Meaning { settings.localImages ? .problem(why) : .ignored }
+
+    /// What follows the images folder's path: a file name (the folder is flat), without a query or
+    /// fragment. Anything deeper is no file imgbake wrote.
+    private static func output(_ rest: Substring) -> Meaning {
+        let name = rest.prefix { $0 != "?" && $0 != "#" }
+        let decoded = String(name).removingPercentEncoding()
+        guard !decoded.isEmpty, !decoded.contains("/") else { return .ignored }
+        return .output(decoded)
     }
 
     private static func scheme(of text: String) -> String? {

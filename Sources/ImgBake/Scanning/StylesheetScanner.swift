@@ -5,9 +5,13 @@ public enum StylesheetScanner {
     public static func scan(_ file: SourceFile, settings: ScanSettings = ScanSettings()) -> PageScan {
         let resolver = ReferenceResolver(settings: settings, pagePath: file.path)
         var diagnostics: [Diagnostic] = []
+        var outputs: [OutputUse] = []
         let references = CSSScanner.references(in: file.bytes[...], at: 0, file: file) { written, offset in
-            resolver.image(written, at: file.location(ofByte: offset), imageExtensionRequired: true, diagnostics: &diagnostics)
+            resolver.image(written, at: file.location(ofByte: offset), imageExtensionRequired: true, diagnostics: &diagnostics,
+                           outputs: &outputs)
         }
-        return PageScan(file: file, references: references, diagnostics: diagnostics)
+        var scan = PageScan(file: file, references: references, diagnostics: diagnostics)
+        scan.outputs = outputs
+        return scan
     }
 }

@@ -10,6 +10,7 @@ public enum FeedScanner {
         let first = file.bytes.first { !$0.isHTMLSpace && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
         if first == UInt8(ascii: "{") { found.jsonFeed() } else if first == UInt8(ascii: "<") { found.xmlFeed() }
         var scan = PageScan(file: file, references: found.references, diagnostics: found.diagnostics)
+        scan.outputs = found.outputs
         scan.references.sort { $0.range.lowerBound < $1.range.lowerBound }
         return scan
     }
@@ -22,6 +23,7 @@ struct FeedReferences {
     let resolver: ReferenceResolver
     var references: [ImageReference] = []
     var diagnostics: [Diagnostic] = []
+    var outputs: [OutputUse] = []
 
     init(file: SourceFile, settings: ScanSettings) {
         self.file = file
@@ -32,7 +34,7 @@ struct FeedReferences {
     /// A URL written at `range` (decoded: `written`).
     mutating func add(_ kind: ImageReference.Kind, _ written: String, range: Range<Int>, syntax: ImageReference.Syntax) {
         let location = file.location(ofByte: range.lowerBound)
-        guard let source = resolver.image(written, at: location, diagnostics: &diagnostics) else { return }
+        guard let source = resolver.image(written, at: location, diagnostics: &diagnostics, outputs: &outputs) else { return }
         references.append(ImageReference(kind: kind, source: source, location: location, range: range, syntax: syntax, absolute: true))
     }
 
@@ -57,5 +59,6 @@ struct FeedReferences {
                                              range: range, syntax: syntax(quote), absolute: true))
         }
         diagnostics += found.diagnostics.map { Diagnostic($0.severity, $0.message, at: file.location(ofByte: start)) }
+        outputs += found.outputs.map { OutputUse(name: $0.name, location: file.location(ofByte: start)) }
     }
 }
