@@ -30,6 +30,23 @@ import ImgBakeTestSupport
         #expect(result.stdout.contains("1 pages scanned, 1 rewritten; 1 of 2 image references localised"))
     }
 
+    /// Short relative paths as people type them: Foundation's path methods trapped on one-character
+    /// names (`--out o`), so the first build crashed; the report, written twice, has its temporary file
+    /// beside it, not at the file system's root.
+    @Test func shortRelativePathsWork() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x>")
+        for _ in 0..<2 {
+            let result = try await runImgbake(["build", "site", "--out", "o", "--cache-dir", "c", "--report", "r.json", "--depfile", "d",
+                                               "--connect-to", origin.connectTo, "--quiet"], in: site.folder.path)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(site.folder.exists("o/a.html") && site.folder.exists("r.json") && site.folder.exists("d") && site.folder.exists("c/index.sqlite3"))
+        #expect(PathName.parent("o") == "" && PathName.parent("x/") == "" && PathName.parent("/o") == "/" && PathName.parent("a//b/") == "a")
+        #expect(PathName.name("o") == "o" && PathName.name("a/b/") == "b" && PathName.name("/") == "/" && PathName.parent("./o") == ".")
+    }
+
     @Test func strictTurnsImageFailuresIntoExitStatusOne() async throws {
         let origin = try Origin()
         let site = TestSite()

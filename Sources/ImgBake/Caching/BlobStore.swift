@@ -30,7 +30,7 @@ public final class BlobStore: Sendable {
     public func write(_ bytes: [UInt8], as id: BlobID) throws {
         let path = path(of: id)
         if AtomicFile.size(of: path) == bytes.count { return }
-        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.makeDirectory(PathName.parent(path))
         try AtomicFile.write(bytes, to: path, durable: true)
     }
 
@@ -40,7 +40,7 @@ public final class BlobStore: Sendable {
     public func writeSmall(_ bytes: [UInt8], as id: BlobID) throws {
         let path = path(of: id)
         if AtomicFile.size(of: path) == bytes.count, AtomicFile.read(path) == bytes { return }
-        try AtomicFile.makeDirectory((path as NSString).deletingLastPathComponent)
+        try AtomicFile.makeDirectory(PathName.parent(path))
         try AtomicFile.write(bytes, to: path, durable: false)
     }
 

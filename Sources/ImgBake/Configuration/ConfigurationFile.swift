@@ -25,7 +25,7 @@ public enum ConfigurationFile {
         do { root = try TOMLParser.parse([UInt8](data)) } catch {
             throw ConfigurationError(file: path, line: error.line, key: "", message: error.message)
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathName.parent(path)
         var reader = Reader(file: path, folder: folder.isEmpty ? "." : folder)
         try reader.apply(root, to: &config)
         config.configurationFile = path

@@ -86,7 +86,7 @@ private struct Walker {
         var info = stat()
         guard stat(root + "/" + relative, &info) == 0 else { return }
         // The folder the link is in, for real: a link to it or to one of its ancestors is a loop.
-        if let parent = Self.realPath((root + "/" + relative as NSString).deletingLastPathComponent),
+        if let parent = Self.realPath(PathName.parent(root + "/" + relative)),
            parent == target || parent.hasPrefix(target + "/") {
             return warn(relative, "symbolic link loop (points back up to \(display(target))); not followed")
         }

@@ -31,10 +31,10 @@ enum AtomicFile {
     /// a wiped output's 858 files again), and nothing left behind by a killed build. A target that
     /// exists already is replaced through a named temporary and a rename.
     static func write(to path: String, durable: Bool, mode: mode_t = 0o644, _ body: (Int32) -> String?) throws(WriteError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let directory = folder(of: path)
+        let name = PathName.name(path)
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let unnamed = canLinkUnnamed ? imgbake_open_tmpfile(directory.isEmpty ? "." : directory, UInt32(mode)) : -1
+        let unnamed = canLinkUnnamed ? imgbake_open_tmpfile(directory, UInt32(mode)) : -1
         let fd = unnamed >= 0 ? unnamed : open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
         var failure = body(fd)
@@ -94,7 +94,7 @@ enum AtomicFile {
 
     /// The folder a path is in (`.` for a bare name).
     static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathName.parent(path)
         return folder.isEmpty ? "." : folder
     }
 
@@ -105,7 +105,7 @@ enum AtomicFile {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw WriteError(path: path, reason: "not a folder") }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathName.parent(path)
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw WriteError(path: path, reason: "cannot create folder (\(String(cString: strerror(errno))))")
