@@ -47,21 +47,41 @@ import ImgBakeTestSupport
         #expect(!String(decoding: png64.bytes, as: UTF8.self).contains("tEXt"))
         let decodedSource = try VipsImage.open(ImageBuffer(source)).materialized()
         #expect(try OrientationTests.difference(try VipsImage.open(ImageBuffer(png64.bytes)).materialized(), decodedSource) == 0)
-        // Other widths are re-encoded as before (the rule compares at the same width only).
-        #expect(variants.contains { $0.spec.format == .png && $0.width == 32 })
+        // A narrower width is never larger than the source either: re-encoded, or the source stands for it.
+        let png32 = try #require(variants.first { $0.spec.format == .png && $0.spec.width == 32 })
+        #expect(png32.bytes.count <= png64.bytes.count && [32, 64].contains(png32.width))
     }
 
     @Test func noOutputIsLargerThanItsSourceAtTheSameWidthAndFormat() async throws {
         let folder = TemporaryFolder()
         let sources: [(String, [UInt8])] = [("palette.png", try Self.palettePNG(in: folder)), ("coffee.png", Paths.image("coffee.png")),
-                                             ("astronaut.jpg", Paths.image("astronaut.jpg")), ("camera.jpg", Paths.fixture("metadata/camera.jpg"))]
+                                             ("astronaut.jpg", Paths.image("astronaut.jpg")), ("camera.jpg", Paths.fixture("metadata/camera.jpg")),
+                                             ("hubble-wide.jpg", Paths.image("hubble-wide.jpg"))]
         for (name, source) in sources {
             let format = try #require(ImageFormat.sniff(source))
             let variants = try await ColourTests.transform(bytes: source, settings: ImageSettings())
-            let width = try VipsImage.open(ImageBuffer(source)).width
-            for variant in variants where variant.spec.format == format && variant.width == width {
-                #expect(variant.bytes.count <= source.count, "\(name): \(variant.bytes.count) > \(source.count)")
+            // At every width: a one-for-one replacement (a CSS hero, an icon, a feed's image) is never
+            // larger than the file it replaces.
+            for variant in variants where variant.spec.format == format {
+                #expect(variant.bytes.count <= source.count, "\(name) \(variant.spec.width)w: \(variant.bytes.count) > \(source.count)")
             }
+        }
+    }
+
+    /// An sRGB profile changes no colour when dropped; any other does, and keeps the source from
+    /// standing for a variant.
+    @Test func onlyAnSRGBProfileMayBeDropped() async throws {
+        let profile = { (fixture: [UInt8]) in try VipsImage.open(ImageBuffer(fixture)).blob(field: "icc-profile-data") }
+        #expect(try profile(Paths.image("hubble-wide.jpg")).map(ICCProfile.isSRGB) == true)
+        #expect(try profile(Paths.fixture("colour/prophoto.jpg")).map(ICCProfile.isSRGB) == false)
+        #expect(try profile(Paths.fixture("colour/p3.png")).map(ICCProfile.isSRGB) == false)
+        #expect(ICCProfile.isSRGB(Array(repeating: 0, count: 200)) == false)
+        // A Display P3 photo re-encoded to sRGB is never replaced by its own bytes, whatever their size.
+        let source = Paths.fixture("colour/p3.png")
+        let variants = try await ColourTests.transform(bytes: source, settings: ImageSettings())
+        for variant in variants {
+            #expect(try VipsImage.open(ImageBuffer(variant.bytes)).blob(field: "icc-profile-data") == nil)
+            #expect(variant.bytes != source.withUnsafeBytes { SourcePassthrough.stripped($0, format: .png, dropSRGBProfile: true) })
         }
     }
 

@@ -99,7 +99,8 @@ extension ImageManager {
                 if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
                 return .failure(.transform(failure))
             }
-            let made = Self.keepingOnlyWorthwhile(output.variants, besides: records, fallback: record.format)
+            let storedFallbacks = specs.compactMap { spec in stored[spec.key(original: record.blob)].map { (width: spec.width, record: $0) } }
+            let made = Self.keepingOnlyWorthwhile(output.variants, besides: storedFallbacks, fallback: record.format)
             let rows = made.map { variant, dropped in
                 (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
                                     spec: variant.spec.canonical, blob: nil, format: variant.spec.format,
@@ -151,15 +152,16 @@ extension ImageManager {
         await cache.forgetUndecodable(record, failure: failure)
     }
 
-    /// A modern-format variant larger than the fallback at the same width is worse in every way: it is
-    /// recorded as dropped (so it is not encoded again) and left out of the markup.
-    static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [VariantRecord],
+    /// A modern-format variant larger than the fallback of the same spec width is worse in every way
+    /// (that fallback may be the source itself, a little wider): it is recorded as dropped (so it is not
+    /// encoded again) and left out of the markup.
+    static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
                                       fallback: ImageFormat) -> [(EncodedVariant, dropped: Bool)] {
         var fallbackBytes: [Int: Int] = [:]
-        for row in stored where row.format == fallback { fallbackBytes[row.width] = row.bytes }
-        for variant in encoded where variant.spec.format == fallback { fallbackBytes[variant.width] = variant.bytes.count }
+        for (width, row) in stored where row.format == fallback { fallbackBytes[width] = row.bytes }
+        for variant in encoded where variant.spec.format == fallback { fallbackBytes[variant.spec.width] = variant.bytes.count }
         return encoded.map { variant in
-            guard variant.spec.format != fallback, let limit = fallbackBytes[variant.width] else { return (variant, false) }
+            guard variant.spec.format != fallback, let limit = fallbackBytes[variant.spec.width] else { return (variant, false) }
             return (variant, variant.bytes.count > limit)
         }
     }

@@ -54,11 +54,12 @@ public struct ResolvedImage: Sendable {
     public var fallbackFormat: ImageFormat { source.format }
 
     /// The variants one request asks for: its formats (the fallback always), its widths capped at the
-    /// source width.
+    /// source width. By the width each was made for: the source's own bytes may stand for a narrower
+    /// one (and then for several).
     public func variants(for request: VariantRequest, plan: VariantPlan) -> [StoredVariant] {
         let formats = Set(plan.outputFormats(for: source, request: request))
         let widths = Set(plan.widths(for: source, request: request))
-        return variants.filter { formats.contains($0.format) && (source.format == .svg || widths.contains($0.width)) }
+        return variants.filter { formats.contains($0.format) && (source.format == .svg || widths.contains($0.spec.width)) }
     }
 }
 

@@ -49,9 +49,11 @@ struct ImageMarkup {
             // Every <source> offers every width: a browser that picks a source never looks at the
             // <img>'s candidates, so a width whose modern variant was dropped (larger than the
             // fallback) is filled with the fallback file (browsers go by content, not the type).
+            let widths = Set(variants.map(\.spec.width)).sorted()
             sources = variants.formats.filter { $0 != image.fallbackFormat }.map { format in
-                let filled = candidates.map { fallback in
-                    variants.first { $0.format == format && $0.width == fallback.width } ?? fallback
+                let filled = widths.compactMap { width in
+                    variants.first { $0.format == format && $0.spec.width == width }
+                        ?? variants.first { $0.format == image.fallbackFormat && $0.spec.width == width }
                 }
                 return ["type": format.mimeType, "srcset": naming.srcset(filled, of: image), "sizes": sizes]
             }

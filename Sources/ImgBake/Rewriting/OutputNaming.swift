@@ -39,9 +39,11 @@ public struct OutputNaming: Sendable {
         publicPath + fileName(variant, of: image)
     }
 
-    /// `url 480w, url 960w` for the variants of one format.
+    /// `url 480w, url 960w` for the variants of one format; a file that stands for several widths
+    /// (the source's own bytes) once, at its own width.
     public func srcset(_ variants: [StoredVariant], of image: ResolvedImage) -> String {
-        variants.map { "\(url($0, of: image)) \($0.width)w" }.joined(separator: ", ")
+        var seen = Set<BlobID>()
+        return variants.filter { seen.insert($0.blob).inserted }.map { "\(url($0, of: image)) \($0.width)w" }.joined(separator: ", ")
     }
 }
 

@@ -5,9 +5,12 @@
 /// PNG icon re-encoded grew from 1,492 to 1,824 bytes; a palette PNG from 217 KB to 619 KB).
 enum SourcePassthrough {
     /// `bytes` without metadata, or nil when they cannot stand for a re-encode of themselves.
-    static func stripped(_ bytes: UnsafeRawBufferPointer, format: ImageFormat) -> [UInt8]? {
+    /// `dropSRGBProfile`: the embedded profile is sRGB (checked by the caller), which a PNG may lose
+    /// like any other metadata; any other profile refuses it. (A JPEG's and a WebP's profile goes with
+    /// their metadata segments, and the caller allows them only without a profile or with sRGB.)
+    static func stripped(_ bytes: UnsafeRawBufferPointer, format: ImageFormat, dropSRGBProfile: Bool = false) -> [UInt8]? {
         switch format {
-        case .png: png(bytes)
+        case .png: png(bytes, dropSRGBProfile: dropSRGBProfile)
         case .jpeg: jpeg(bytes)
         case .webp: webp(bytes)
         default: nil // GIF (animations) and AVIF are always re-encoded; SVG is copied elsewhere
@@ -19,7 +22,7 @@ enum SourcePassthrough {
     /// does not apply gAMA when it decodes, so dropping it keeps the two identical). Refused: 16-bit
     /// samples (outputs are 8-bit), an ICC profile (outputs are converted), animation (APNG) and
     /// anything malformed.
-    static func png(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    static func png(_ bytes: UnsafeRawBufferPointer, dropSRGBProfile: Bool = false) -> [UInt8]? {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.count > 8 + 25, bytes.prefix(8).elementsEqual(signature) else { return nil }
         var output = signature
@@ -42,6 +45,8 @@ enum SourcePassthrough {
             case "IEND":
                 output.append(contentsOf: bytes[position ..< end])
                 sawEnd = true
+            case "iCCP" where dropSRGBProfile:
+                break
             case "iCCP", "acTL", "fcTL", "fdAT":
                 return nil
             default:

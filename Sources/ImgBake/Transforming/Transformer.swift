@@ -54,6 +54,8 @@ public struct Inspection: Sendable {
     /// Has an embedded ICC profile or is CMYK: must be converted to sRGB.
     public var needsColourManagement = false
     public var isCMYK = false
+    /// The embedded profile is sRGB: dropping it changes no colour.
+    public var profileIsSRGB = false
     /// EXIF orientation 1: nothing to turn.
     public var upright = true
     /// A multi-scan (progressive) JPEG: libjpeg keeps every coefficient of it while decoding.
@@ -217,61 +219,100 @@ public final class Transformer: Sendable {
         let exif = image.blob(field: "exif-data").flatMap { blob in blob.withUnsafeBytes { ExifReader.read($0) } }
         return Inspection(info: info, credits: Credits(copyright: exif?.copyright, artist: exif?.artist, captured: exif?.captureDate),
                           hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk,
-                          isCMYK: image.interpretation == .cmyk, upright: image.orientation == 1,
+                          isCMYK: image.interpretation == .cmyk,
+                          profileIsSRGB: image.blob(field: "icc-profile-data").map(ICCProfile.isSRGB) ?? false,
+                          upright: image.orientation == 1,
                           progressive: format == .jpeg && image.int(field: "jpeg-multiscan") == 1)
     }
 
     static func run(_ job: TransformJob, on bytes: ImageBuffer, inspection: Inspection) throws -> TransformOutput {
         let info = inspection.info
-        let largest = max(job.specs.map(\.width).max() ?? 0, job.placeholder == .none ? 0 : min(info.width, 64))
-        guard largest > 0 else { return TransformOutput(info: info, variants: [], placeholder: nil) }
-        let animated = job.specs.contains { $0.animated }
-        // The one decode.
-        let shrinkOnLoad = shrinksOnLoad(job, inspection)
-        let base: VipsImage
-        do {
-            let decoded = shrinkOnLoad
-                ? try VipsImage.thumbnail(bytes, width: largest, allPages: animated, colourManage: inspection.needsColourManagement)
-                : try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
-                    .eightBit().resized(width: largest)
-            base = try decoded.materialized().eightBit().tidyingAlpha().materialized()
-        } catch {
-            throw TransformError.undecodable(error.detail ?? error.message)
-        }
-        var resized: [Int: VipsImage] = [base.width: base]
-        var encoded: [EncodedVariant] = []
-        // At the source's own width and format, the source itself (metadata removed) when it needs no
-        // pixel change and is smaller than the re-encode: an output is never larger than its source.
-        let passthroughAllowed = !animated && info.pages == 1 && inspection.upright && !inspection.needsColourManagement
+        let placeholderWidth = job.placeholder == .none ? nil : min(info.width, 64)
+        guard !job.specs.isEmpty || placeholderWidth != nil else { return TransformOutput(info: info, variants: [], placeholder: nil) }
+        var pixels = try Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated },
+                                       shrinkOnLoad: shrinksOnLoad(job, inspection))
+        // The source itself (metadata removed) stands for a variant in its own format whenever it needs
+        // no pixel change and is smaller than the re-encode: an output is never larger than its source.
+        let passthroughAllowed = info.pages == 1 && !job.specs.contains { $0.animated } && inspection.upright
+            && (!inspection.needsColourManagement || (inspection.profileIsSRGB && !inspection.isCMYK))
         var passthrough: [UInt8]??
-        func source(for spec: VariantSpec) -> [UInt8]? {
-            guard passthroughAllowed, spec.format == info.format, spec.width == info.width, spec.keepMetadata.isEmpty else { return nil }
-            if passthrough == nil { passthrough = .some(bytes.withUnsafeBytes { SourcePassthrough.stripped($0, format: info.format) }) }
+        func sourceBytes(for spec: VariantSpec) -> [UInt8]? {
+            guard passthroughAllowed, spec.format == info.format, spec.keepMetadata.isEmpty else { return nil }
+            if passthrough == nil {
+                passthrough = .some(bytes.withUnsafeBytes { SourcePassthrough.stripped($0, format: info.format, dropSRGBProfile: inspection.profileIsSRGB) })
+            }
             return passthrough!
         }
+        var encoded: [EncodedVariant] = []
+        // Widest first, each width made once for all its formats and let go before the next.
         for spec in job.specs.sorted(by: { $0.width > $1.width }) {
+            let image: VipsImage
+            do { image = try pixels.image(width: spec.width) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {
-                let image: VipsImage
-                if let existing = resized[spec.width] {
-                    image = existing
-                } else {
-                    image = try (animated ? base.animationResized(width: spec.width) : base.resized(width: spec.width)).materialized()
-                }
-                resized[spec.width] = image
                 var output = try Metadata.encode(image, spec: spec, credits: inspection.credits)
-                if let original = source(for: spec), original.count <= output.count, image.width == info.width { output = original }
-                let frames = max(1, image.pages)
-                encoded.append(EncodedVariant(spec: spec, bytes: output, width: image.width,
-                                              height: frames > 1 ? image.pageHeight : image.height))
+                var size = (width: image.width, height: max(1, image.pages) > 1 ? image.pageHeight : image.height)
+                if let original = sourceBytes(for: spec), original.count <= output.count {
+                    // At a smaller width too: a source compressed harder than the encoder's quality
+                    // (a 2,000 px, 194 KB JPEG became a 255 KB file 1,920 px wide) is sent as it is.
+                    output = original
+                    size = (info.width, info.height)
+                }
+                encoded.append(EncodedVariant(spec: spec, bytes: output, width: size.width, height: size.height))
             } catch {
                 throw TransformError.encodeFailed("\(spec.format.rawValue) \(spec.width)w: \(error.message)")
             }
         }
         let placeholder: String?
-        do { placeholder = try Placeholders.make(job.placeholder, from: base) } catch {
+        do { placeholder = try placeholderWidth.flatMap { width throws(VipsError) in try Placeholders.make(job.placeholder, from: try pixels.image(width: width)) } } catch {
             throw TransformError.encodeFailed("placeholder: \(error.message)")
         }
         return TransformOutput(info: info, variants: encoded, placeholder: placeholder)
+    }
+}
+
+/// The decoded pixels each width is made from. A width's pixels depend on the source and that width
+/// only, never on which other widths one job asks for: a social card made alone and made beside the
+/// page's widths is the same file (a cold build and a warm one after any history give one site).
+/// - Shrink-on-load (JPEG, opaque WebP, animations): each width is its own decode, at the scale the
+///   decoder picks for that width; cheap at the scales that shrink most.
+/// - Decoded whole (PNG, alpha, CMYK): decoded once, each width resized from the whole image.
+struct Intermediates {
+    let bytes: ImageBuffer
+    let inspection: Inspection
+    let animated: Bool
+    /// Decoded whole once; nil with shrink-on-load.
+    let whole: VipsImage?
+    private var last: (width: Int, image: VipsImage)?
+
+    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool, shrinkOnLoad: Bool) throws(TransformError) {
+        self.bytes = bytes
+        self.inspection = inspection
+        self.animated = animated
+        if shrinkOnLoad {
+            whole = nil
+        } else {
+            do {
+                whole = try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
+                    .eightBit().materialized()
+            } catch {
+                throw TransformError.undecodable(error.detail ?? error.message)
+            }
+        }
+    }
+
+    /// The source at `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
+    mutating func image(width: Int) throws(VipsError) -> VipsImage {
+        if let last, last.width == width { return last.image }
+        last = nil
+        let decoded: VipsImage
+        do {
+            decoded = if let whole { try whole.resized(width: width) } else {
+                try VipsImage.thumbnail(bytes, width: width, allPages: animated, colourManage: inspection.needsColourManagement)
+            }
+        }
+        let image = try decoded.materialized().eightBit().tidyingAlpha().materialized()
+        last = (width, image)
+        return image
     }
 }
 

@@ -18,7 +18,9 @@ public struct VariantSpec: Hashable, Sendable {
     }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec.
-    static let encoderRevision = 6
+    /// 7: each width decoded on its own (no longer from the job's widest), and the source's own bytes
+    /// standing for a smaller variant in its format that would be larger.
+    static let encoderRevision = 7
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
