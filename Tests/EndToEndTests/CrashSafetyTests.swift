@@ -4,9 +4,10 @@ import Testing
 import ImgBakeTestSupport
 
 /// `imgbake build` killed with SIGKILL at random moments, in place and with `--out`, again and again
-/// on one site and one cache. After every kill: no page is truncated or half-rewritten and every local
-/// reference resolves; after the next build: it completed, `cache verify` is clean, no temporary file
-/// is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 80; `make
+/// on one site and one cache, whose pages, stylesheets, feeds and front matter hold every kind of
+/// reference (root-relative, page-relative, absolute under `base_url`). After every kill: no page is
+/// truncated or half-rewritten and every local reference resolves; after the next build: it
+/// completed, `cache verify` is clean, no temporary file is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 80; `make
 /// test` a few).
 @Suite struct CrashSafetyTests {
     static let kills = Int(ProcessInfo.processInfo.environment["IMGBAKE_STRESS_KILLS"] ?? "") ?? 6
@@ -21,8 +22,17 @@ import ImgBakeTestSupport
             sources["p\(n).html"] = "<!doctype html>\n" + refs.map { "<img src=\"\(origin.url("img/\($0)?v=\(n % 4)"))\" alt=x>\n" }.joined() + "<!-- end -->\n"
             sources["posts/m\(n).md"] = refs.map { "![x](\(origin.url("img/\($0)?w=\(n % 3)")))\n\n" }.joined() + "<!-- end -->\n"
         }
+        for (n, kind) in ReferenceKindIntegrityTests.Kind.allCases.enumerated() {
+            let urls = [origin.url("img/\(images[n % images.count])?k=\(n)"), "/img/local.png", "https://example.org/img/local.jpg"]
+            let (path, text) = ReferenceKindIntegrityTests.source(kind, urls, extra: "")
+            sources["kinds/\(kind.rawValue)/" + path] = text + Self.end(path)
+        }
+        let configuration = site.folder.path + "/imgbake.toml"
+        TemporaryFolder.write("[output]\nbase_url = \"https://example.org/\"\n", to: configuration)
         func reset(_ root: String) {
             for (path, text) in sources { TemporaryFolder.write(text, to: root + "/" + path) }
+            site.folder.write(String(root.dropFirst(site.folder.path.count + 1)) + "/img/local.png", Paths.fixture("colour/two-colours.png"))
+            site.folder.write(String(root.dropFirst(site.folder.path.count + 1)) + "/img/local.jpg", Paths.fixture("metadata/camera.jpg"))
         }
         reset(site.site)
         let inPlace = site.folder.path + "/inplace"
@@ -34,7 +44,8 @@ import ImgBakeTestSupport
             let useOut = round % 2 == 1
             if !useOut && round % 4 == 0 { reset(inPlace) } // remote references again, for the kill to interrupt rewriting
             let root = useOut ? site.out : inPlace
-            var arguments = ["build", useOut ? site.site : inPlace, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
+            var arguments = ["build", useOut ? site.site : inPlace, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet",
+                             "--config", configuration]
             if useOut { arguments += ["--out", site.out] }
             if round % 3 != 0 { arguments.append("--refresh") } // revalidating: network and cache work to interrupt
             let delay = Int.random(in: 0...typical, using: &generator)
@@ -59,18 +70,24 @@ import ImgBakeTestSupport
         #expect(interrupted >= Self.kills / 3, "too few builds were still running when killed to test anything")
     }
 
-    /// Every page is its source or a complete rewrite of it, and every `/_img/` file it names exists.
+    /// Every page is its source or a complete rewrite of it (rewriting replaces URLs, never a file's
+    /// last line), and every `_img/` file it names, however the URL starts, exists.
     func expectWhole(_ root: String, sources: [String: String], after: String, missingAllowed: Bool = false) throws {
         for (path, source) in sources {
             guard let text = try? String(contentsOfFile: root + "/" + path, encoding: .utf8) else {
                 #expect(missingAllowed, "\(after): \(path) missing")
                 continue
             }
-            #expect(text == source || (text.hasSuffix("<!-- end -->\n") && text.contains("/_img/")), "\(after): \(path) is not whole")
+            #expect(text == source || (text.hasSuffix(Self.end(path)) && text.contains("/_img/")), "\(after): \(path) is not whole")
             for match in text.matches(of: /\/_img\/([A-Za-z0-9._-]+)/) {
                 #expect(FileManager.default.fileExists(atPath: root + "/_img/" + match.output.1), "\(after): \(path) → \(match.output.1)")
             }
         }
+    }
+
+    /// The last bytes of every source, in its file's syntax: a page cut short lacks them.
+    static func end(_ path: String) -> String {
+        path.hasSuffix(".css") ? "/* end */\n" : path.hasSuffix(".json") ? "\n \t \n" : "<!-- end -->\n"
     }
 
     /// Runs the real binary and kills it with SIGKILL after `milliseconds` (from a thread of its own,

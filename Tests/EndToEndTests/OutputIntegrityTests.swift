@@ -68,18 +68,25 @@ import ImgBakeTestSupport
     }
 
     /// Four `imgbake build` processes on one site at once (each with its own cache, the worst case):
-    /// they take turns, all succeed, and every reference resolves. Once, three of them removed every
-    /// image file the first one wrote.
+    /// they take turns, all succeed, and every reference resolves, of every kind. Once, three of them
+    /// removed every image file the first one wrote.
     @Test func concurrentInPlaceBuildsOfOneSiteLeaveEveryReferenceResolved() async throws {
         let world = try World()
         for n in 0..<12 {
             world.site.page("p\(n).html", "<img src=\"\(world.url(World.images[n % 4]))\" alt=x><img src=\"\(world.url("gone\(n % 3).png"))\" alt=y>")
         }
+        world.site.file("img/a.png", Paths.fixture("colour/two-colours.png"))
+        for (n, kind) in ReferenceKindIntegrityTests.Kind.allCases.enumerated() {
+            let urls = [world.url(World.images[n % 4]), "/img/a.png", "https://example.org/img/a.png"]
+            let (path, text) = ReferenceKindIntegrityTests.source(kind, urls, extra: "")
+            world.site.page("kinds/\(kind.rawValue)/" + path, text)
+        }
+        world.site.folder.write("imgbake.toml", "[output]\nbase_url = \"https://example.org/\"\n")
         let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
             for n in 0..<4 {
                 group.addTask {
                     try await runImgbake(["build", world.site.site, "--cache-dir", world.site.cache + "\(n)",
-                                          "--connect-to", world.origin.connectTo, "--quiet"])
+                                          "--connect-to", world.origin.connectTo, "--quiet", "--config", world.site.folder.path + "/imgbake.toml"])
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -154,6 +161,8 @@ final class World: @unchecked Sendable {
     /// Off for generated sequences, where an image recovers: a clean build knows no failures, so the
     /// incremental one must try again too to be comparable.
     var rememberFailures = true
+    /// Settings of the test's own (`base_url`, say), for every build and the clean build it is compared with.
+    var configure: @Sendable (inout Configuration) -> Void = { _ in }
 
     init() throws {
         served = site.folder.path + "/served"
@@ -215,6 +224,7 @@ final class World: @unchecked Sendable {
         if let cache { config.cache.directory = cache }
         config.fetch.retries = 0
         if !rememberFailures { config.fetch.failureTTL = .zero }
+        configure(&config)
         return config
     }
 
@@ -297,9 +307,10 @@ final class World: @unchecked Sendable {
         }
     }
 
-    /// `/_img/<name>` in every page, found with a pattern of the test's own (not imgbake's scanner).
+    /// `_img/<name>` in every page, stylesheet and feed, however the URL starts (`/_img/`, `../_img/`,
+    /// `https://example.org/_img/`), found with a pattern of the test's own (not imgbake's scanner).
     func references(under folder: String) -> [String: Set<String>] {
-        let pattern = try! NSRegularExpression(pattern: "/_img/([A-Za-z0-9._-]+)")
+        let pattern = try! NSRegularExpression(pattern: "(?:^|[\"'(=,\\s/])_img/([A-Za-z0-9._-]+)")
         var found: [String: Set<String>] = [:]
         for (path, text) in pages(under: folder) {
             let range = NSRange(text.startIndex..., in: text)
@@ -312,7 +323,7 @@ final class World: @unchecked Sendable {
 
     func pages(under folder: String) -> [String: String] {
         var pages: [String: String] = [:]
-        for path in FileManager.default.subpaths(atPath: folder) ?? [] where path.hasSuffix(".html") || path.hasSuffix(".md") {
+        for path in FileManager.default.subpaths(atPath: folder) ?? [] where SourceFile.kind(forPath: path) != nil {
             pages[path] = String(decoding: FileManager.default.contents(atPath: folder + "/" + path) ?? Data(), as: UTF8.self)
         }
         return pages

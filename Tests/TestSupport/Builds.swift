@@ -11,6 +11,8 @@ package struct TestSite {
     package var cache: String { folder.path + "/cache" }
 
     package func page(_ path: String, _ text: String) { folder.write("site/" + path, text) }
+    /// A file of the site (an image, say).
+    package func file(_ path: String, _ bytes: [UInt8]) { folder.write("site/" + path, bytes) }
     package func output(_ path: String) -> String? { folder.text("out/" + path) }
 
     package func configuration(origin: Origin?, out useOut: Bool = true) -> Configuration {
