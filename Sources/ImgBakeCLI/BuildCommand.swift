@@ -135,7 +135,10 @@ struct BuildCommand: AsyncParsableCommand {
         }
         if config.check {
             for diagnostic in result.remaining { Terminal.error(diagnostic.description) }
-            if result.exitCode != 0 { Terminal.error("imgbake: check failed: \(result.remaining.count) reference(s) would stay remote, need the network or point at a missing file") }
+            if result.exitCode != 0 {
+                let errors = result.remaining.count + result.diagnostics.filter { $0.severity == .error }.count
+                Terminal.error("imgbake: check failed: \(errors) problem(s), listed above")
+            }
         } else if !result.missing.isEmpty {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }

@@ -107,7 +107,7 @@ import ImgBakeTestSupport
         let cold = try await runImgbake(["build", site.site, "--check", "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(cold.status == 1)
         #expect(cold.stderr.contains("a.html:1:11: error: http://images.test/img/coffee.png: not in the cache (--frozen: no network)"))
-        #expect(cold.stderr.contains("imgbake: check failed: 1 reference(s) would stay remote, need the network or point at a missing file"))
+        #expect(cold.stderr.contains("imgbake: check failed: 1 problem(s), listed above"))
         #expect(site.folder.files(under: "site") == ["a.html"] && !site.folder.exists("site/_img"))
         #expect(try await origin.stats().requests_total == 0)
 
@@ -120,6 +120,28 @@ import ImgBakeTestSupport
         #expect(site.folder.digests(under: "site") == before)
         #expect(!site.folder.exists("site/_img"))
         #expect(try await origin.stats().requests_total == 0)
+    }
+
+    /// Each problem once: a page rewritten to `<picture>` whose `<img>` has no alt, beside a reference
+    /// to a missing file, in place and through Markdown as HTML: the warning once, the failure once
+    /// (as the error it is, not also as a warning).
+    @Test func checkSaysEachProblemOnce() async throws {
+        let site = TestSite()
+        site.file("img/a.jpg", Paths.image("hubble.jpg"))
+        site.page("p.html", "<!doctype html><title>t</title>\n<img src=\"/img/a.jpg\">\n<img src=\"/img/missing.jpg\" alt=\"m\">\n")
+        site.page("m.md", "# M\n\n![](/img/a.jpg) and ![m](/img/missing.jpg)\n")
+        site.folder.write("site/imgbake.toml", "[output]\nmarkdown = \"html\"\n")
+        let built = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--quiet"])
+        #expect(built.status == 0, "\(built.stderr)")
+        #expect(site.folder.text("site/p.html")?.contains("<picture>") == true && site.folder.text("site/m.md")?.contains("<picture>") == true)
+        let check = try await runImgbake(["build", site.site, "--check", "--cache-dir", site.cache, "--quiet"])
+        #expect(check.status == 1)
+        let lines = check.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.contains("p.html") && $0.contains("without alt") }.count == 1, "\(check.stderr)")
+        #expect(lines.filter { $0.contains("p.html") && $0.contains("missing.jpg") }.count == 1, "\(check.stderr)")
+        #expect(lines.filter { $0.contains("m.md") && $0.contains("missing.jpg") }.count == 1, "\(check.stderr)")
+        #expect(lines.filter { $0.contains("missing.jpg") }.allSatisfy { $0.contains(": error: ") }, "\(check.stderr)")
+        #expect(lines.last == "imgbake: check failed: 2 problem(s), listed above")
     }
 }
 

@@ -109,18 +109,21 @@ import Testing
         #expect(names == ["a-0123456789-480.webp", "b-0123456789-1200.jpg"])
     }
 
-    /// A link around an image counts only when it points at the same image; `image_links = "off"` and
+    /// A link around an image counts when it points at the same image or another image file (a
+    /// thumbnail linking to the full picture); not a link to a page, and `image_links = "off"` and
     /// `data-imgbake="skip"` on the link leave it.
-    @Test func aLinkAroundAnImageIsAReferenceOnlyToTheSameImage() {
+    @Test func aLinkAroundAnImageToAnImageIsAReference() {
         let html = """
         <a href="/img/a.png"><img src="/img/a.png" alt=""><img src="/img/a.png" alt=""></a>
-        <a href="/img/other.png"><img src="/img/b.png" alt=""></a>
+        <a href="https://images.example/full/b.jpg?x=1"><img src="/img/b-thumb.png" alt=""></a>
         <a href="/img/c.png" data-imgbake="skip"><img src="/img/c.png" alt=""></a>
         <a href="/page.html"><picture><img src="/img/d.png" alt=""></picture></a>
+        <a href="/download?id=7"><img src="/img/e.png" alt=""></a>
         """
         let file = SourceFile(path: "p.html", kind: .html, bytes: Array(html.utf8))
         let links = HTMLScanner.scan(file, settings: settings()).references.filter { $0.kind == .imageLink }
-        #expect(links.map(\.location.line) == [1])
+        #expect(links.map(\.location.line) == [1, 2])
+        #expect(links.map(\.source.description) == ["/img/a.png", "https://images.example/full/b.jpg?x=1"])
         var off = settings()
         off.imageLinks = false
         #expect(!HTMLScanner.scan(file, settings: off).references.contains { $0.kind == .imageLink })

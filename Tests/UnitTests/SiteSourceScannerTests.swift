@@ -267,6 +267,38 @@ import Yams
         #expect(XMLTokens.tokenize(bytes) != nil)
     }
 
+    /// Relative URLs in an item's content resolve as feed readers resolve them: against `xml:base`,
+    /// else the item's link, else the feed's folder.
+    @Test func relativeURLsInItemContentResolveAgainstTheItemsLink() {
+        var settings = ScanSettings()
+        settings.baseURL = RemoteURL.resolve("https://example.org/blog/")
+        settings.siteRoot = "/blog/"
+        settings.ownPrefix = "/blog/_img/"
+        let rss = """
+        <rss version="2.0"><channel><title>t</title>
+        <item><description>&lt;img src="cat.jpg"&gt;</description><link>https://example.org/blog/posts/hello/</link></item>
+        <item><link>https://example.org/blog/posts/two.html</link><description>&lt;img src="../img/dog.png"&gt;</description></item>
+        <item><link>https://elsewhere.example/p/</link><description>&lt;img src="far.png"&gt;</description></item>
+        <item><description>&lt;img src="near.png"&gt;</description></item>
+        </channel></rss>
+        """
+        let found = SourceScanner.scan(SourceFile(path: "feeds/index.xml", kind: .feed, bytes: Array(rss.utf8)), settings: settings)
+        #expect(found.references.map(\.source.description) == ["/posts/hello/cat.jpg", "/img/dog.png", "https://elsewhere.example/p/far.png",
+                                                                "/feeds/near.png"])
+        let atom = """
+        <feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://example.org/blog/">
+        <entry><link rel="alternate" href="posts/a/"/><content type="html">&lt;img src="a.png"&gt;</content></entry>
+        <entry xml:base="posts/b/"><link href="https://example.org/blog/elsewhere/"/><content type="html">&lt;img src="b.png"&gt;</content></entry>
+        </feed>
+        """
+        let entries = SourceScanner.scan(SourceFile(path: "atom.xml", kind: .feed, bytes: Array(atom.utf8)), settings: settings)
+        // The feed's xml:base is in scope for the first entry's content too: it wins over the link.
+        #expect(entries.references.map(\.source.description) == ["/a.png", "/posts/b/b.png"])
+        let json = #"{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1", "url": "https://example.org/blog/posts/j/", "content_html": "<img src=\"j.png\">"}]}"#
+        let items = SourceScanner.scan(SourceFile(path: "feed.json", kind: .feed, bytes: Array(json.utf8)), settings: settings)
+        #expect(items.references.map(\.source.description) == ["/posts/j/j.png"])
+    }
+
     @Test func xmlThatIsNotAFeedOrNotWellFormed() {
         #expect(scan("sitemap.xml", "<urlset><url><loc>/a.png</loc></url></urlset>").references.isEmpty)
         let broken = scan("index.xml", "<rss><channel><image><url>/a.png</url></image><item><enclosure url=/x.png type=image/png/>")

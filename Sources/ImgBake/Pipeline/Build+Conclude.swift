@@ -93,6 +93,9 @@ extension Build {
         var diagnostics = outcome.inventory.diagnostics + outcome.selection.diagnostics + outcome.site.diagnostics + outcome.diagnostics
         diagnostics += outcome.images.diagnostics(for: outcome.selection.rewritable.map(\.page.scan))
         let summary = summarize(outcome)
+        // Each diagnostic once, however many paths of the build came upon it.
+        var seen = Set<Diagnostic>()
+        diagnostics = diagnostics.filter { seen.insert($0).inserted }
         var result = BuildResult(diagnostics: diagnostics.sorted(by: Diagnostic.byPlace), summary: summary, exitCode: 0)
         if config.fetch.policy == .frozen {
             result.missing = outcome.images.missing
@@ -101,6 +104,9 @@ extension Build {
         if plan.check {
             result.remaining = remaining(outcome.selection, images: outcome.images, plan)
             if !result.remaining.isEmpty { result.exitCode = 1 }
+            // A problem `--check` fails on is said once, as the error it is, not also as the warning.
+            let failing = Set(result.remaining.map { [$0.message, $0.location?.description ?? ""] })
+            result.diagnostics.removeAll { failing.contains([$0.message, $0.location?.description ?? ""]) }
         }
         if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
         if config.requireAlt == .error, diagnostics.contains(where: { $0.message == HTMLScanner.missingAltMessage }) { result.exitCode = 1 }

@@ -26,17 +26,19 @@ public enum HTMLScanner {
     public static let missingAltMessage = "<img> without alt: screen readers read its file name instead (alt=\"\" for decoration; build.require_alt)"
 
     /// References in `region` of `file` (a whole page, or a raw HTML block inside Markdown, where
-    /// `<base>` has no meaning).
-    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, settings: ScanSettings = ScanSettings())
+    /// `<base>` has no meaning). `base`: what relative URLs resolve against instead of the file's folder
+    /// (a feed item's link, for the HTML the item carries).
+    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, base: String? = nil, settings: ScanSettings = ScanSettings())
         -> (references: [ImageReference], diagnostics: [Diagnostic], outputs: [OutputUse], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
         let elements = file.bytes[region].withUnsafeBytes {
             HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style", "script"])
         }
         var found = Found(file: file, shift: region.lowerBound,
                           resolver: ReferenceResolver(settings: settings, pagePath: file.path))
+        if let base { found.applyBase(base, at: region.lowerBound) }
         // The first <base href> applies to the whole document, also to URLs written before it.
         if honourBase, let href = elements.first(where: { $0.tag == "base" && $0.attribute("href") != nil })?.attribute("href") {
-            found.applyBase(href)
+            found.applyBase(href.value, at: href.valueRange.lowerBound + region.lowerBound)
         }
         for element in elements where element.attribute("data-imgbake")?.value.lowercased() != "skip" {
             found.add(element, missingAlt: settings.missingAlt)
@@ -67,14 +69,14 @@ private struct Found {
 
     /// A remote `<base href>` makes relative references remote (unless it is the site's own URL); a
     /// local one is where relative local references start.
-    mutating func applyBase(_ href: HTMLAttribute) {
+    mutating func applyBase(_ href: String, at offset: Int) {
         // What a file named `x` in the base's folder would be: remote, or a path in the site.
-        let probe = href.value.hasSuffix("/") ? href.value + "x" : href.value
+        let probe = href.hasSuffix("/") ? href + "x" : href
         switch resolver.resolve(probe) {
         case .image(.remote):
-            guard let url = RemoteURL.resolve(href.value) else { return }
+            guard let url = RemoteURL.resolve(href, against: resolver.base) else { return }
             resolver.base = url
-            remoteBase = (url, file.location(ofByte: href.valueRange.lowerBound + shift))
+            remoteBase = (url, file.location(ofByte: offset))
         case .image(.local(let path)):
             resolver.localBase = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""
         default:
@@ -140,12 +142,14 @@ private struct Found {
         references.append(reference)
     }
 
-    /// `<a href>` around an `<img>`, when it points at the same image: a viewer of the full image
-    /// (Sphinx's image references, lightboxes) gets the widest variant (`output.image_links`).
+    /// `<a href>` around an `<img>`, when it points at the same image or at another image file (a
+    /// thumbnail linking to the full picture): a viewer of the full image (Sphinx's image references,
+    /// lightboxes) gets that image's widest variant (`output.image_links`), instead of staying remote.
     private mutating func imageLink(_ link: [HTMLAttribute], to image: ImageSource) {
         guard resolver.settings.imageLinks, let href = link.first(where: { $0.name == "href" }), !links.contains(href.valueRange.lowerBound),
               link.first(where: { $0.name == "data-imgbake" })?.value.lowercased() != "skip",
-              case .image(let target) = resolver.resolve(href.value), target == image,
+              case .image(let target) = resolver.resolve(href.value),
+              target == image || ReferenceResolver.hasImageExtension(target.lastPathSegment),
               let reference = attribute(.imageLink, href) else { return }
         links.insert(href.valueRange.lowerBound)
         references.append(reference)

@@ -40,7 +40,8 @@ struct FeedReferences {
 
     /// `<img src>` in HTML that the feed carries escaped: found in the decoded HTML, replaced in the raw
     /// bytes (`decoded.sources` are offsets from `start`), written with `syntax` for the attribute's quote.
-    mutating func embeddedImages(_ decoded: HTMLEntities.Decoded, at start: Int, syntax: (UInt8?) -> ImageReference.Syntax) {
+    /// `base`: what relative URLs in it resolve against (the item's link), if not the feed's folder.
+    mutating func embeddedImages(_ decoded: HTMLEntities.Decoded, at start: Int, base: String? = nil, syntax: (UInt8?) -> ImageReference.Syntax) {
         // Escaped HTML escapes the page-level nesting check; gumbo would take minutes on deep nesting.
         guard NestingDepth.estimate(decoded.bytes) <= NestingDepth.limit else {
             diagnostics.append(Diagnostic(.warning, "HTML content nested more than \(NestingDepth.limit) deep; its images are left as they are",
@@ -50,7 +51,7 @@ struct FeedReferences {
         var quiet = settings
         quiet.missingAlt = nil
         let html = SourceFile(path: file.path, kind: .html, bytes: decoded.bytes)
-        let found = HTMLScanner.references(in: html, region: 0..<html.bytes.count, honourBase: false, settings: quiet)
+        let found = HTMLScanner.references(in: html, region: 0..<html.bytes.count, honourBase: false, base: base, settings: quiet)
         for reference in found.references where reference.kind == .imgSrc {
             guard case .attribute(let quote) = reference.syntax else { continue }
             let raw = decoded.rawRange(of: reference.range)

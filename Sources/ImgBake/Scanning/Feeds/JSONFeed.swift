@@ -1,5 +1,5 @@
 /// JSON Feed (https://jsonfeed.org/version/1.1): the feed's and its items' `image` and `banner_image`,
-/// and `<img>` in items' `content_html`.
+/// and `<img>` in items' `content_html` (relative to the item's `url`, as readers resolve them).
 extension FeedReferences {
     static let jsonFeedVersion = "https://jsonfeed.org/version/1"
     static let jsonImageKeys = ["image", "banner_image"]
@@ -11,7 +11,7 @@ extension FeedReferences {
         for item in items {
             jsonImages(of: item)
             if case .string(let decoded, let contents)? = item["content_html"] {
-                embeddedImages(decoded, at: contents.lowerBound) { .htmlInJSON(quote: $0) }
+                embeddedImages(decoded, at: contents.lowerBound, base: item["url"]?.string) { .htmlInJSON(quote: $0) }
             }
         }
     }

@@ -1,5 +1,7 @@
 /// RSS 2.0 and Atom: images in attributes (enclosures, Media RSS), the channel's `<image><url>`, and
-/// `<img>` in escaped or CDATA HTML content.
+/// `<img>` in escaped or CDATA HTML content. A relative URL in an item's content resolves as feed
+/// readers resolve it: against the `xml:base` in scope, else the item's own link (the page it came
+/// from), else the feed's folder.
 extension FeedReferences {
     /// Elements whose text is HTML (Atom's only with `type="html"`).
     static let rssHTML: Set<String> = ["content:encoded", "description"]
@@ -14,8 +16,10 @@ extension FeedReferences {
             return
         }
         var root: String?
-        var open: [(name: String, html: Bool)] = []
-        for token in tokens {
+        // Each open element: its name, whether its text is HTML, and the `xml:base` in scope inside it.
+        var open: [(name: String, html: Bool, base: String?)] = []
+        var itemLink: String?
+        for (index, token) in tokens.enumerated() {
             switch token.kind {
             case .start(let name, let attributes, let selfClosing):
                 if root == nil { root = name }
@@ -23,23 +27,62 @@ extension FeedReferences {
                 let values = attributeValues(attributes)
                 attributeImage(name, values, atom: root == "feed")
                 let html = root == "feed" ? Self.atomHTML.contains(name) && values["type"]?.value == "html" : Self.rssHTML.contains(name)
-                if !selfClosing { open.append((name, html)) }
-            case .end:
+                let base = Self.base(values["xml:base"]?.value, within: open.last?.base)
+                if name == "item" || name == "entry" { itemLink = link(of: tokens, item: index, atom: root == "feed", base: base) }
+                if !selfClosing { open.append((name, html, base)) }
+            case .end(let name):
                 if !open.isEmpty { open.removeLast() }
+                if name == "item" || name == "entry" { itemLink = nil }
             case .text, .cdata:
-                if let element = open.last { content(token, of: element, in: open.dropLast().last?.name) }
+                if let element = open.last {
+                    content(token, of: (element.name, element.html), in: open.dropLast().last?.name, base: element.base ?? itemLink)
+                }
             }
         }
     }
 
+    /// `xml:base` resolved against the one around it (a relative one within nothing stays relative:
+    /// it is a path of the site).
+    private static func base(_ value: String?, within outer: String?) -> String? {
+        guard let value else { return outer }
+        guard let outer, let outerURL = RemoteURL.resolve(outer) else { return value }
+        return RemoteURL.resolve(value, against: outerURL)?.string ?? value
+    }
+
+    /// The link of the item or entry starting at token `start`: RSS `<link>` text, Atom's
+    /// `<link rel="alternate" href>` (or without `rel`), resolved against `base`.
+    private func link(of tokens: [XMLToken], item start: Int, atom: Bool, base: String?) -> String? {
+        var depth = 0
+        for index in start..<tokens.count {
+            switch tokens[index].kind {
+            case .start(let name, let attributes, let selfClosing):
+                if !selfClosing { depth += 1 }
+                guard depth <= 2 || selfClosing, name == "link" else { continue }
+                if atom {
+                    let values = attributeValues(attributes)
+                    if let href = values["href"]?.value, (values["rel"]?.value ?? "alternate") == "alternate" { return Self.base(href, within: base) }
+                } else if index + 1 < tokens.count, case .text = tokens[index + 1].kind {
+                    let text = HTMLEntities.decodeAttribute(file.bytes[tokens[index + 1].range]).string.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if !text.isEmpty { return Self.base(text, within: base) }
+                }
+            case .end:
+                depth -= 1
+                if depth <= 0 { return nil }
+            case .text, .cdata:
+                continue
+            }
+        }
+        return nil
+    }
+
     /// Text or CDATA: HTML whose `<img>` are images, or the URL of the channel's `<image>`.
-    private mutating func content(_ token: XMLToken, of element: (name: String, html: Bool), in parent: String?) {
+    private mutating func content(_ token: XMLToken, of element: (name: String, html: Bool), in parent: String?, base: String?) {
         let raw = file.bytes[token.range]
         let cdata = if case .cdata = token.kind { true } else { false }
         if element.html {
             // CDATA holds the HTML as it is; text holds it escaped once more.
             let decoded = cdata ? HTMLEntities.Decoded(bytes: Array(raw), sources: Array(0...raw.count)) : HTMLEntities.decodeAttribute(raw)
-            embeddedImages(decoded, at: token.range.lowerBound) { cdata ? .attribute(quote: $0) : .escapedHTML(quote: $0) }
+            embeddedImages(decoded, at: token.range.lowerBound, base: base) { cdata ? .attribute(quote: $0) : .escapedHTML(quote: $0) }
         } else if element.name == "url", parent == "image", !cdata {
             imageURL(HTMLEntities.decodeAttribute(raw), at: token.range.lowerBound)
         }
