@@ -260,4 +260,69 @@ import Vips
         let depfile = try #require(site.folder.text("deps.d"))
         #expect(depfile.contains(site.site + "/img/coffee.png \\\n") && depfile.contains("\n" + site.site + "/img/coffee.png:\n"))
     }
+
+    /// `build.exclude`: a theme's own files (Sphinx's `_static/`) are neither read nor rewritten, in
+    /// place or with `--out` (where they are copied as they are); the pages that use them still are.
+    @Test(arguments: [true, false])
+    func excludedFilesAreCopiedAsTheyAre(out: Bool) async throws {
+        site.folder.write("site/_static/icon.png", Paths.image("coffee.png"))
+        let css = ".logo { background: url(icon.png) }\n"
+        site.page("_static/theme.css", css)
+        site.page("_static/search.html", "<img src=\"icon.png\" alt=\"s\">")
+        site.page("index.html", "<link rel=\"stylesheet\" href=\"_static/theme.css\"><img src=\"img/coffee.png\" alt=\"c\">")
+        let result = try await site.build(config {
+            $0.exclude = [Glob("_static/**")!]
+            if !out { $0.outputDirectory = nil }
+        })
+        #expect(result.exitCode == 0 && result.summary.pagesScanned == 1, "\(messages(result))")
+        let root = out ? "out" : "site"
+        #expect(site.folder.text(root + "/_static/theme.css") == css)
+        #expect(site.folder.text(root + "/_static/search.html") == "<img src=\"icon.png\" alt=\"s\">")
+        #expect(site.folder.text(root + "/index.html")?.contains("/_img/coffee-") == true)
+        #expect(Glob("_static/**")!.matches("_static/a/b.css") && !Glob("_static/**")!.matches("x/_static/a.css"))
+        #expect(Glob("*.draft.html")!.matches("posts/a.draft.html") && Glob("/drafts/")!.matches("drafts/x.md"))
+        #expect(!Glob("/drafts/")!.matches("posts/drafts/x.md") && Glob("**/drafts/*.md")!.matches("a/b/drafts/x.md"))
+    }
+
+    /// `output.originals = "referenced"`: an original whose every reference became variants stays out
+    /// of `--out`; one something still names stays (a download link, a reference left as it is, a
+    /// script), and comes back when a page names it again; copies placed earlier go.
+    @Test func originalsNothingNamesStayOutOfTheOutput() async throws {
+        site.folder.write("site/img/astronaut.jpg", Paths.image("astronaut.jpg"))
+        site.folder.write("site/img/my photo.png", Paths.image("coffee.png"))
+        site.page("index.html", "<img src=\"img/hubble.jpg\" alt=\"h\"><a href=\"img/astronaut.jpg\">download</a><img src=\"img/my%20photo.png\" alt=\"m\">")
+        site.page("feed.json", #"{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1", "image": "img/coffee.png"}]}"#)
+        site.page("app.js", "const hero = '/img/hubble-wide.jpg';\n")
+        _ = try await site.build(config())
+        #expect(Set(site.folder.files(under: "out/img")) == ["astronaut.jpg", "coffee.png", "hubble-wide.jpg", "hubble.jpg", "my photo.png"])
+        let lean = config {
+            $0.output.originals = .referenced
+            $0.output.baseURL = RemoteURL.resolve("https://example.org/")
+        }
+        let first = try await site.build(lean)
+        #expect(first.exitCode == 0, "\(messages(first))")
+        // hubble.jpg and coffee.png became variants everywhere; the rest are named.
+        #expect(Set(site.folder.files(under: "out/img")) == ["astronaut.jpg", "hubble-wide.jpg", "my photo.png"])
+        try expectEveryLocalReferenceResolves("out")
+        site.page("feed.json", #"{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1", "image": "img/coffee.png", "external_url": "https://example.org/img/hubble.jpg"}]}"#)
+        _ = try await site.build(lean)
+        #expect(Set(site.folder.files(under: "out/img")) == ["astronaut.jpg", "hubble-wide.jpg", "hubble.jpg", "my photo.png"])
+        try expectEveryLocalReferenceResolves("out")
+        #expect(Originals.unmentioned(["img/a.png", "b/c.png"], texts: ["x"]) { _ in Array("see /img/a%2Epng".utf8) } == ["b/c.png"])
+        #expect(Originals.unmentioned(["img/a.png"], texts: ["x"]) { _ in nil } == nil)
+    }
+
+    /// Every `src`, `href`, `url()` and JSON string of the output that names a local file names one
+    /// that is there.
+    func expectEveryLocalReferenceResolves(_ root: String) throws {
+        for path in site.folder.files(under: root) where Originals.isText(path) {
+            let text = try #require(site.folder.text(root + "/" + path))
+            for match in text.matches(of: /(?:src|href)="([^"#?:]+)"|url\(([^)#?:]+)\)|"(?:image|external_url)": "(?:https:\/\/example\.org)?([^"]+)"/) {
+                let target = String(match.output.1 ?? match.output.2 ?? match.output.3 ?? "").removingPercentEncoding ?? ""
+                let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
+                let resolved = target.hasPrefix("/") ? String(target.dropFirst()) : folder + target
+                #expect(site.folder.exists(root + "/" + resolved), "\(path) names \(target), which is not in the output")
+            }
+        }
+    }
 }

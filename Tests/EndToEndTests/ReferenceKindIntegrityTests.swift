@@ -22,8 +22,11 @@ import ImgBakeTestSupport
     /// fails (a missing image); its image's file changes after the first build (new names).
     enum PageState: String, CaseIterable, Sendable { case clean, withWarnings, edited, partlyFailed, imageChanged }
 
-    static let cases: [(Kind, PageState, Mode)] = Kind.allCases.flatMap { kind in
-        PageState.allCases.flatMap { state in Mode.allCases.map { (kind, state, $0) } }
+    /// In place; `--out` copying every original; `--out` leaving out originals nothing names.
+    static let layouts: [(Mode, OriginalsPolicy)] = [(.inPlace, .all), (.out, .all), (.out, .referenced)]
+
+    static let cases: [(Kind, PageState, Mode, OriginalsPolicy)] = Kind.allCases.flatMap { kind in
+        PageState.allCases.flatMap { state in layouts.map { (kind, state, $0.0, $0.1) } }
     }
 
     /// The file (path under the site, text) that refers to each of `urls` with a reference of `kind`.
@@ -88,11 +91,12 @@ import ImgBakeTestSupport
     }
 
     @Test(arguments: cases)
-    func everyReferenceKeepsItsFile(kind: Kind, state: PageState, mode: Mode) async throws {
+    func everyReferenceKeepsItsFile(kind: Kind, state: PageState, mode: Mode, originals: OriginalsPolicy) async throws {
         let world = try World()
         world.configure = { config in
             config.output.baseURL = RemoteURL.resolve("https://example.org/")
             config.requireAlt = .warn
+            config.output.originals = originals
         }
         world.site.file("img/a.png", Paths.fixture("colour/two-colours.png"))
         world.site.file("img/b.jpg", Paths.fixture("metadata/camera.jpg"))
@@ -104,8 +108,9 @@ import ImgBakeTestSupport
             world.site.page(path, text)
         }
         write(state == .withWarnings ? Self.warning(for: kind) : "")
-        let comment = "\(kind) \(state) \(mode)"
+        let comment = "\(kind) \(state) \(mode) originals=\(originals)"
         let first = try await world.buildAndCheck(mode, comment: comment)
+        try expectOriginalsThere(world, mode, comment: comment)
         #expect(first.summary.referencesLocalised >= 3, "\(comment): \(first.summary.lines)")
         switch state {
         case .edited:
@@ -117,6 +122,21 @@ import ImgBakeTestSupport
         }
         for build in 2...3 {
             try await world.buildAndCheck(mode, comment: "\(comment), build \(build)")
+            try expectOriginalsThere(world, mode, comment: "\(comment), build \(build)")
+        }
+    }
+
+    /// Every reference to one of the site's own images (`img/…`, however written) that the site has
+    /// names a file that is in the output too: what `output.originals = "referenced"` leaves out,
+    /// nothing names.
+    func expectOriginalsThere(_ world: World, _ mode: Mode, comment: String) throws {
+        let root = world.root(mode)
+        for (page, text) in world.pages(under: root) {
+            for match in text.matches(of: /(?:^|["'(=,\s\/])img\/([A-Za-z0-9._-]+)/) {
+                let name = String(match.output.1)
+                guard FileManager.default.fileExists(atPath: world.site.site + "/img/" + name) else { continue }
+                #expect(FileManager.default.fileExists(atPath: root + "/img/" + name), "\(page) names img/\(name), not in the output. \(comment)")
+            }
         }
     }
 

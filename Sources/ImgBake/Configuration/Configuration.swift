@@ -32,6 +32,9 @@ public struct Configuration: Sendable {
     public var maxPageBytes = 16 << 20
     /// What an `<img>` without `alt` is.
     public var requireAlt = AltPolicy.warn
+    /// Site files that are not scanned or rewritten (a theme's own files, say); with `--out` they are
+    /// copied as they are.
+    public var exclude: [Glob] = []
 
     public init(site: String, cacheDirectory: String, jobs: Int = Configuration.defaultJobs) {
         self.site = site
@@ -59,6 +62,15 @@ public enum MarkdownMode: String, Sendable, CaseIterable {
     case localize
     /// Images become the template's HTML.
     case html
+}
+
+/// With `--out`, which of the site's image files are copied into the output.
+public enum OriginalsPolicy: String, Sendable, CaseIterable {
+    /// Every file of the site, images too.
+    case all
+    /// An image file only while some page, feed, stylesheet or other text file of the output still
+    /// mentions it after rewriting: originals whose every reference now points at variants stay out.
+    case referenced
 }
 
 /// What a link around an image that points at the same image (Sphinx's image references, lightbox
@@ -92,6 +104,8 @@ public struct OutputSettings: Sendable {
     public var siteRoot = "/"
     /// A link around an image to the same image: localised (the widest variant) or left.
     public var imageLinks = ImageLinkPolicy.widest
+    /// With `--out`: every image file of the site copied, or only those still mentioned.
+    public var originals = OriginalsPolicy.all
 
     public init() {}
 

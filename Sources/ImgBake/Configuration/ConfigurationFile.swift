@@ -77,6 +77,7 @@ struct Reader {
             case "templates_dir": config.output.templatesDirectory = path(try string(name, node))
             case "eager": config.output.eager = try integer(name, node, in: 0...1000)
             case "image_links": config.output.imageLinks = try choice(name, node)
+            case "originals": config.output.originals = try choice(name, node)
             case "base_url":
                 let text = try string(name, node)
                 guard let url = RemoteURL.resolve(text.hasSuffix("/") ? text : text + "/"), text.contains("://") else {
@@ -88,7 +89,7 @@ struct Reader {
                 guard text.hasPrefix("/") else { throw fail(name, node, "must be a URL path starting with /, such as \"/blog/\"") }
                 config.output.siteRoot = text.hasSuffix("/") ? text : text + "/"
             default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir",
-                                                       "eager", "base_url", "site_root", "image_links"])
+                                                       "eager", "base_url", "site_root", "image_links", "originals"])
             }
         }
         // What was not given follows from what was: the site root from base_url, the public path
@@ -217,7 +218,13 @@ struct Reader {
             case "depfile": config.depfilePath = path(try string(name, node))
             case "max_page_size": config.maxPageBytes = try size(name, node)
             case "require_alt": config.requireAlt = try choice(name, node)
-            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile", "max_page_size", "require_alt"])
+            case "exclude":
+                config.exclude = []
+                for item in try array(name, node) {
+                    guard let glob = Glob(try string(name, item)) else { throw fail(name, item, "an empty pattern matches nothing") }
+                    config.exclude.append(glob)
+                }
+            default: throw unknown(name, node, known: ["jobs", "strict", "report", "depfile", "max_page_size", "require_alt", "exclude"])
             }
         }
     }

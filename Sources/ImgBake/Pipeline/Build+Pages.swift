@@ -31,7 +31,8 @@ extension Build {
     func takeInventory(_ plan: BuildPlan) -> SiteInventory {
         var skipped = [plan.imagesFolder]
         if let out = plan.configuration.outputDirectory { skipped.append(out) }
-        return SiteInventory.walk(plan.configuration.site, skipping: skipped, output: plan.inPlace ? nil : plan.configuration.outputRoot)
+        return SiteInventory.walk(plan.configuration.site, skipping: skipped, excluded: plan.configuration.exclude,
+                                  output: plan.inPlace ? nil : plan.configuration.outputRoot)
     }
 
     /// Pages whose last build still holds (unchanged source, same settings, every image localised,

@@ -1,21 +1,35 @@
 /// What a build leaves behind besides pages and images: the mirrored site (`--out`), the state the
 /// next build starts from, and the removal of outputs nothing uses any more.
 extension Build {
-    /// With `--out`: every site file not written this build is placed in the output as it is. One that
-    /// cannot be read is a warning naming it, not the end of the build.
+    /// With `--out`: every site file not written this build is placed in the output as it is (but the
+    /// image files nothing mentions, with `output.originals = "referenced"`: returned, to be removed
+    /// if an earlier build placed them). One that cannot be read is a warning naming it, not the end
+    /// of the build.
     func mirror(_ inventory: SiteInventory, states: [PageState], placed: inout [String: String],
-                _ plan: BuildPlan) throws(BuildError) -> [Diagnostic] {
+                _ plan: BuildPlan) throws(BuildError) -> (warnings: [Diagnostic], leftOut: Set<String>) {
         let tree = OutputTree(site: plan.configuration.site, output: plan.configuration.outputRoot)
         let written = Set(states.filter { $0.output != nil }.map(\.path))
+        let leftOut = plan.configuration.output.originals == .referenced ? unmentionedOriginals(inventory, written: written, plan) : []
         var warnings: [Diagnostic] = []
-        for path in inventory.pages + inventory.otherFiles where !written.contains(path) {
+        for path in inventory.pages + inventory.otherFiles where !written.contains(path) && !leftOut.contains(path) {
             if case .unreadable(let why) = try tree.mirror(path) {
                 warnings.append(Diagnostic(.warning, "\(path): cannot read (\(why)); not copied to the output"))
                 continue
             }
             placed[path] = "mirror"
         }
-        return warnings
+        return (warnings, leftOut)
+    }
+
+    /// The site's image files no text of the output names: pages as written (or copied), and every
+    /// other text file.
+    private func unmentionedOriginals(_ inventory: SiteInventory, written: Set<String>, _ plan: BuildPlan) -> Set<String> {
+        let config = plan.configuration
+        let images = inventory.otherFiles.filter { ReferenceResolver.hasImageExtension($0) }
+        let texts = inventory.pages + inventory.otherFiles.filter(Originals.isText)
+        return Originals.unmentioned(images, texts: texts) { path in
+            AtomicFile.read((written.contains(path) ? config.outputRoot : config.site) + "/" + path)
+        } ?? []
     }
 
     /// Saves page states, and removes what imgbake placed that nothing uses any more: images no page
@@ -47,7 +61,7 @@ extension Build {
             for (path, kind) in placed where !referenced(path) {
                 // Whatever placed it (a copy of a site file named like an image, say), a file a page
                 // refers to stays.
-                let orphan = kind == "image" ? everyPageKnown : (!plan.inPlace && !sitePaths.contains(path))
+                let orphan = kind == "image" ? everyPageKnown : (!plan.inPlace && (!sitePaths.contains(path) || site.leftOut.contains(path)))
                 guard orphan else { continue }
                 tree.remove(path)
                 removed.append(path)

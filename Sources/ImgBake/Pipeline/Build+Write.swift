@@ -23,6 +23,9 @@ struct SiteChanges: Sendable {
     var referencesLocalised = 0
     /// Pages left alone: their image files were seen when they were partitioned.
     var unchanged: Set<String> = []
+    /// With `--out` and `output.originals = "referenced"`: the site's image files nothing mentions,
+    /// kept out of the output.
+    var leftOut: Set<String> = []
 
     mutating func merge(_ healing: Healing) {
         filesWritten += healing.written
@@ -106,7 +109,9 @@ extension Build {
             site.states.append(unsettledState(path, previous: pages.previous[path], plan))
         }
         if !plan.inPlace {
-            site.diagnostics += try mirror(inventory, states: site.states, placed: &site.placed, plan)
+            let mirrored = try mirror(inventory, states: site.states, placed: &site.placed, plan)
+            site.diagnostics += mirrored.warnings
+            site.leftOut = mirrored.leftOut
         }
         return site
     }

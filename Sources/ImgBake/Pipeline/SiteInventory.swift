@@ -38,10 +38,11 @@ struct SiteInventory: Sendable {
         }
     }
 
-    /// `output`: where copies of the site's files are (`--out`), to take their stamps too.
-    static func walk(_ site: String, skipping skipped: [String], output: String? = nil) -> SiteInventory {
+    /// `output`: where copies of the site's files are (`--out`), to take their stamps too. Pages that
+    /// match `excluded` are listed as other files: copied, never read or rewritten.
+    static func walk(_ site: String, skipping skipped: [String], excluded: [Glob] = [], output: String? = nil) -> SiteInventory {
         var walker = Walker(root: URL(fileURLWithPath: site).standardizedFileURL.path,
-                            skipped: skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+                            skipped: skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, excluded: excluded)
         walker.walk()
         var inventory = walker.inventory
         inventory.pages.sort()
@@ -57,6 +58,7 @@ private struct Walker {
     /// The site's real path, to tell whether a link's target is inside it.
     let realRoot: String
     let skipped: [String]
+    let excluded: [Glob]
     var inventory = SiteInventory(pages: [], otherFiles: [], folders: [])
     /// Folders walked, by device and inode: a folder reached again (a link loop) is not walked twice.
     var visited: Set<[UInt64]> = []
@@ -64,9 +66,10 @@ private struct Walker {
     /// rather than under a link to it.
     var deferred: [(relative: String, target: String)] = []
 
-    init(root: String, skipped: [String]) {
+    init(root: String, skipped: [String], excluded: [Glob]) {
         self.root = root
         self.skipped = skipped
+        self.excluded = excluded
         realRoot = Self.realPath(root) ?? root
     }
 
@@ -153,7 +156,7 @@ private struct Walker {
     }
 
     private mutating func place(_ relative: String, isLink: Bool) {
-        if SourceFile.kind(forPath: relative) != nil {
+        if SourceFile.kind(forPath: relative) != nil && !excluded.contains(where: { $0.matches(relative) }) {
             inventory.pages.append(relative)
             if isLink { inventory.linkedPages.insert(relative) }
         } else if relative != ConfigurationFile.defaultName {
