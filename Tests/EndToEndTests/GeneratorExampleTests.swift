@@ -39,6 +39,7 @@ import Testing
         let folder = TemporaryFolder()
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/" + example.name, toPath: folder.path + "/" + example.name)
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/images", withDestinationPath: Paths.images)
+        try FileManager.default.copyItem(atPath: Paths.root + "/Examples/example.mk", toPath: folder.path + "/example.mk")
         let directory = folder.path + "/" + example.name
         let site = directory + "/" + example.output
 

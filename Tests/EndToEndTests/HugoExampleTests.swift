@@ -14,6 +14,7 @@ import Testing
         // The example refers to ../images (its local image) beside it, as in the repository.
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/hugo", toPath: folder.path + "/hugo")
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/images", withDestinationPath: Paths.images)
+        try FileManager.default.copyItem(atPath: Paths.root + "/Examples/example.mk", toPath: folder.path + "/example.mk")
         let example = folder.path + "/hugo"
         let variables = ["IMGBAKE=\(Paths.binary)", "HUGO=\(Self.hugo!)",
                          "IMGBAKE_FLAGS=--cache-dir \(folder.path)/cache --connect-to \(origin.connectTo)"]
