@@ -1,6 +1,11 @@
 # imgbake — `make demo` runs the embedded example, `make test` runs the tests. Both install the Debian
 # packages they need first (Swift itself is not a Debian package: it must be on PATH).
 SWIFT ?= swift
+# `+dirty` after the version (`imgbake --version`, the report) when the tree has uncommitted changes:
+# every build here passes the tree's state to Package.swift (see buildState there). Outside a git work
+# tree nothing is claimed.
+export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo unknown; exit; }; \
+  [ -z "$$(git -C "$(CURDIR)" status --porcelain 2>/dev/null)" ] && echo clean || echo dirty)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
