@@ -57,6 +57,7 @@ import Vips
         ["build", "--offline", "--frozen"],
         ["build", "--jobs", "0"],
         ["build", "--connect-to", "nonsense"],
+        ["build", "--report", "a.json", "--report", "b.json"],
         ["build", "/does/not/exist"],
         ["scan", "/does/not/exist"],
         ["frobnicate"],
