@@ -13,7 +13,10 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
 MOTO := moto[server]>=5,<6
 
-.PHONY: all deps build release demo test bench stress fuzz sanitize clean
+# What `make dist` needs beyond the build: dpkg-shlibdeps (dpkg-dev) and lintian.
+DIST_DEBS := dpkg-dev lintian
+
+.PHONY: all deps dist-deps build release dist demo test bench stress fuzz sanitize clean
 all: build
 
 deps:
@@ -29,9 +32,24 @@ build: deps
 
 # The Swift runtime and Foundation linked in: the binary runs where no Swift toolchain is installed
 # (a CI runner that only has the Debian libraries), and starts in 25 ms instead of 45 (no symbol
-# lookups through libswiftCore and Foundation at start-up), a tenth of a no-op rebuild.
+# lookups through libswiftCore and Foundation at start-up), a tenth of a no-op rebuild. Without the
+# $ORIGIN run path SwiftPM adds for libraries beside an executable: this one has none, and a package's
+# binary must not look for libraries in /usr/bin.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product imgbake
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product imgbake
+
+dist-deps:
+	@missing=""; for p in $(DIST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# dist/imgbake_<version>_amd64.deb and dist/imgbake-<version>-linux-x86_64.tar.gz: the release binary with
+# its manual page (from the argument parser's definitions), bash/zsh/fish completions, README, CHANGELOG
+# and licence; Depends from dpkg-shlibdeps; lintian with no errors or warnings (packaging/dist.sh).
+dist: release dist-deps
+	SWIFT=$(SWIFT) bash packaging/dist.sh
 
 # A debug build: 44 s from a fresh clone instead of 2 minutes for release, and the demo's few images
 # take a second either way (the image work is libvips'). `make release` for real sites and benchmarks.
@@ -77,4 +95,4 @@ sanitize: deps
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-tsan out
+	rm -rf .build .build-fuzz .build-asan .build-tsan out dist
