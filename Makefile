@@ -13,10 +13,12 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it).
 MOTO := moto[server]>=5,<6
 
-# What `make dist` needs beyond the build: dpkg-shlibdeps (dpkg-dev) and lintian.
-DIST_DEBS := dpkg-dev lintian
+# What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
+# mmdebstrap for the clean Debian root, jq for the GitHub Action's summary, python3-yaml to read
+# action.yml, zsh and fish to check their completion scripts.
+DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 
-.PHONY: all deps dist-deps build release dist demo test bench stress fuzz sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo test bench stress fuzz sanitize clean
 all: build
 
 deps:
@@ -50,6 +52,13 @@ dist-deps:
 # and licence; Depends from dpkg-shlibdeps; lintian with no errors or warnings (packaging/dist.sh).
 dist: release dist-deps
 	SWIFT=$(SWIFT) bash packaging/dist.sh
+
+# The package where a user would install it: a clean Debian 12 root made with mmdebstrap (cached in
+# ~/.cache/imgbake-dist), the .deb installed there with apt, no Swift in it, then imgbake --version,
+# the manual, the completions, a build of Examples/site, and the GitHub Action's steps
+# (packaging/dist-check.sh). `.ci/run` runs it after `make test`.
+dist-check: dist
+	bash packaging/dist-check.sh
 
 # A debug build: 44 s from a fresh clone instead of 2 minutes for release, and the demo's few images
 # take a second either way (the image work is libvips'). `make release` for real sites and benchmarks.
