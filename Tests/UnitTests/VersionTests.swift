@@ -18,6 +18,13 @@ import ImgBakeTestSupport
         #expect(headings.prefix { $0 != released }.allSatisfy { $0 == "## Unreleased" }, "\(headings.prefix(3))")
     }
 
+    /// The GitHub Action installs this version's package unless told otherwise.
+    @Test func theActionInstallsThisVersionByDefault() throws {
+        let action = try String(contentsOfFile: Paths.root + "/action.yml", encoding: .utf8)
+        let match = try #require(action.firstMatch(of: /\n  version:\n(?:    [^\n]*\n)*?    default: "([^"]*)"/), "no version input in action.yml")
+        #expect(String(match.output.1) == SystemInfo.version)
+    }
+
     /// `+dirty` is shown (`--version`, the report) and never enters a key, a fingerprint or a request:
     /// a build from a modified tree must find the same cache entries as a clean one.
     @Test func theDirtyMarkerIsOnlyShown() throws {
