@@ -1,6 +1,11 @@
 # imgbake — `make demo` runs the embedded example, `make test` runs the tests. Both install the Debian
 # packages they need first (Swift itself is not a Debian package: it must be on PATH).
 SWIFT ?= swift
+# `+dirty` after the version (`imgbake --version`, the report) when the tree has uncommitted changes:
+# every build here passes the tree's state to Package.swift (see buildState there). Outside a git work
+# tree nothing is claimed.
+export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo unknown; exit; }; \
+  [ -z "$$(git -C "$(CURDIR)" status --porcelain 2>/dev/null)" ] && echo clean || echo dirty)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
@@ -11,7 +16,12 @@ DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-de
 MOTO := moto[server]>=5,<6
 MKDOCS := mkdocs-material>=9,<10
 
-.PHONY: all deps build release demo test bench stress fuzz sanitize clean
+# What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
+# mmdebstrap for the clean Debian root, jq for the GitHub Action's summary, python3-yaml to read
+# action.yml, zsh and fish to check their completion scripts.
+DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
+
+.PHONY: all deps dist-deps build release dist dist-check demo test bench stress fuzz sanitize clean
 all: build
 
 deps:
@@ -27,9 +37,31 @@ build: deps
 
 # The Swift runtime and Foundation linked in: the binary runs where no Swift toolchain is installed
 # (a CI runner that only has the Debian libraries), and starts in 25 ms instead of 45 (no symbol
-# lookups through libswiftCore and Foundation at start-up), a tenth of a no-op rebuild.
+# lookups through libswiftCore and Foundation at start-up), a tenth of a no-op rebuild. Without the
+# $ORIGIN run path SwiftPM adds for libraries beside an executable: this one has none, and a package's
+# binary must not look for libraries in /usr/bin.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product imgbake
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product imgbake
+
+dist-deps:
+	@missing=""; for p in $(DIST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# dist/imgbake_<version>_amd64.deb and dist/imgbake-<version>-linux-x86_64.tar.gz: the release binary with
+# its manual page (from the argument parser's definitions), bash/zsh/fish completions, README, CHANGELOG
+# and licence; Depends from dpkg-shlibdeps; lintian with no errors or warnings (packaging/dist.sh).
+dist: release dist-deps
+	SWIFT=$(SWIFT) bash packaging/dist.sh
+
+# The package where a user would install it: a clean Debian 12 root made with mmdebstrap (cached in
+# ~/.cache/imgbake-dist), the .deb installed there with apt, no Swift in it, then imgbake --version,
+# the manual, the completions, a build of Examples/site, and the GitHub Action's steps
+# (packaging/dist-check.sh). `.ci/run` runs it after `make test`.
+dist-check: dist
+	bash packaging/dist-check.sh
 
 # A debug build: 44 s from a fresh clone instead of 2 minutes for release, and the demo's few images
 # take a second either way (the image work is libvips'). `make release` for real sites and benchmarks.
@@ -77,4 +109,4 @@ sanitize: deps
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
 
 clean:
-	rm -rf .build .build-fuzz .build-asan .build-tsan out
+	rm -rf .build .build-fuzz .build-asan .build-tsan out dist

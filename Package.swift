@@ -6,6 +6,15 @@ import PackageDescription
 //   C system modules (pkg-config) -> CShims (fixed-arity wrappers for variadic calls and macros)
 //   -> one Swift binding module per C library, the only importer of its C module
 //   -> ImgBake (the library core, folders follow the data flow) -> imgbake (thin executable).
+
+// Whether the tree a binary is built from has uncommitted changes, shown as `+dirty` after the version
+// (`imgbake --version`, the report; never in a key or a fingerprint). The Makefile sets it from `git
+// status` on every build; SwiftPM reads this manifest again when the variable changes, and only
+// BuildStamp (one file) is compiled again. A plain `swift build` claims nothing: SwiftPM keeps a
+// manifest's result until the manifest or the environment changes, so the manifest cannot look at the
+// tree itself.
+let buildState = ProcessInfo.processInfo.environment["IMGBAKE_BUILD_STATE"]
+
 let package = Package(
     name: "imgbake",
     platforms: [.macOS(.v15)],
@@ -33,6 +42,9 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
 
+        // How this binary was built (see buildState above).
+        .target(name: "BuildStamp", swiftSettings: buildState == "dirty" ? [.define("IMGBAKE_DIRTY")] : []),
+
         // Swift bindings: one owner type per C handle, errors drained at the call site.
         .target(name: "Locking"),
         .target(name: "Vips", dependencies: ["CVips", "CShims", "Locking"]),
@@ -51,12 +63,13 @@ let package = Package(
                             .embedInCode("img-attributes.mustache"), .embedInCode("report.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
-            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims", "Locking",
+            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims", "Locking", "BuildStamp",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [
-            "ImgBake",
+            "ImgBake", "Vips", "Curl", "SQLite",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,

@@ -1,4 +1,5 @@
 #include "vips_shim.h"
+#include <dlfcn.h>
 #include <malloc.h>
 
 static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
@@ -26,6 +27,21 @@ int imgbake_vips_start(const char *argv0, int threads) {
     vips_operation_block_set("VipsForeignLoadWebp", FALSE);
     vips_operation_block_set("VipsForeignLoadHeif", FALSE);
     return 0;
+}
+
+int imgbake_vips_black(int width, int height, int bands, VipsImage **out) {
+    VipsImage *black = NULL;
+    if (vips_black(&black, width, height, "bands", bands, NULL)) return -1;
+    int result = vips_cast_uchar(black, out, NULL);
+    g_object_unref(black);
+    return result;
+}
+
+int imgbake_webp_encoder_version(void) {
+    // Looked up rather than linked: imgbake never calls libwebp itself, and a link of its own could
+    // name a different libwebp than the one libvips encodes with.
+    int (*version)(void) = (int (*)(void)) dlsym(RTLD_DEFAULT, "WebPGetEncoderVersion");
+    return version ? version() : -1;
 }
 
 int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsImage **out) {

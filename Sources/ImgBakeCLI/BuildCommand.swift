@@ -49,8 +49,8 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Resolve from the cache only and write nothing; exit 1 if a reference would stay remote, need the network, or point at a missing file.")
     var check = false
 
-    @Option(help: ArgumentHelp("Write a report of every reference and image: JSON, or a page to open offline if FILE ends in .html.", valueName: "FILE"))
-    var report: String?
+    @Option(help: ArgumentHelp("Write a report of every reference and image: JSON, or a page to open offline if FILE ends in .html. Give it twice for both.", valueName: "FILE"))
+    var report: [String] = []
 
     @Option(help: ArgumentHelp("Write a Make rule listing everything the build read (FILE is its target).", valueName: "FILE"))
     var depfile: String?
@@ -77,6 +77,9 @@ struct BuildCommand: AsyncParsableCommand {
         if check && (offline || refresh) { throw ValidationError("--check works from the cache only: it excludes --offline and --refresh") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if report.filter(Self.isPage).count > 1 || report.count - report.filter(Self.isPage).count > 1 {
+            throw ValidationError("--report: at most one JSON file and one page (.html)")
+        }
         if let shard, Shard(parsing: shard) == nil { throw ValidationError("--shard \(shard): expected K/N with 1 ≤ K ≤ N, such as 2/4") }
         for entry in connectTo where entry.split(separator: ":", omittingEmptySubsequences: false).count < 4 {
             throw ValidationError("--connect-to \(entry): expected HOST:PORT:CONNECT_HOST:CONNECT_PORT")
@@ -105,7 +108,9 @@ struct BuildCommand: AsyncParsableCommand {
         if let cacert { config.fetch.caFile = cacert }
         if allowPrivateNetworks { config.fetch.allowPrivateNetworks = true }
         if check { config.check = true }
-        if let report { config.reportPath = report }
+        // The library writes one report, the page if one is asked for (its thumbnails come from the
+        // image files as they are written); the CLI writes the JSON beside it after the build.
+        if let first = report.first(where: Self.isPage) ?? report.first { config.reportPath = first }
         if let depfile { config.depfilePath = depfile }
         if verbose { config.wantsReport = true }
         if remoteReadOnly { config.cache.remote?.write = false }
@@ -143,7 +148,27 @@ struct BuildCommand: AsyncParsableCommand {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }
         }
+        if let built = result.report {
+            for path in report where path != config.reportPath { try Self.write(built, to: path) }
+        }
         if !quiet { for line in result.summary.lines { print(line) } }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+    }
+
+    private static func isPage(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
+    }
+
+    /// The JSON report when a page was asked for as well (CI wants both: the page to look at, the JSON to
+    /// summarise).
+    private static func write(_ report: BuildReport, to path: String) throws {
+        do {
+            let url = URL(fileURLWithPath: path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try report.json().write(to: url, options: .atomic)
+        } catch {
+            Terminal.error("imgbake: error: cannot write the report: \(path): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
     }
 }

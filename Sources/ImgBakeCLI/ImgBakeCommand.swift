@@ -10,7 +10,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imgbake",
         abstract: "Localise the remote images of a static site: download once, make responsive variants, rewrite the pages.",
-        version: SystemInfo.version,
+        version: SystemInfo.displayVersion,
         subcommands: [BuildCommand.self, ScanCommand.self, CacheCommand.self],
         defaultSubcommand: BuildCommand.self)
 
@@ -33,7 +33,8 @@ struct ImgBakeCommand: AsyncParsableCommand {
         let code = exitCode(for: error)
         let message = fullMessage(for: error)
         if code == .success {
-            if !message.isEmpty { print(message) }
+            // `--version`: the parser gives back the configured version; imgbake says more (VersionReport).
+            if message == configuration.version { print(VersionReport.text) } else if !message.isEmpty { print(message) }
             Foundation.exit(0)
         }
         if !message.isEmpty { Terminal.error(message) }

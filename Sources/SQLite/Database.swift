@@ -47,6 +47,9 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
     }
 
+    /// The version of the SQLite library this process runs with, e.g. "3.40.1".
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
     /// A path as the path part of a `file:` URI.
     static func uriPath(_ path: String) -> String {
         var out = ""

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ImgBake
 import ImgBakeTestSupport
+import Vips
 
 /// The real `imgbake` binary: exit codes, where output goes, `scan --json`.
 @Suite struct CommandLineTests {
@@ -73,6 +74,7 @@ import ImgBakeTestSupport
         ["build", "--offline", "--frozen"],
         ["build", "--jobs", "0"],
         ["build", "--connect-to", "nonsense"],
+        ["build", "--report", "a.json", "--report", "b.json"],
         ["build", "/does/not/exist"],
         ["scan", "/does/not/exist"],
         ["frobnicate"],
@@ -86,7 +88,15 @@ import ImgBakeTestSupport
     @Test func helpAndVersionExitZero() async throws {
         #expect(try await runImgbake(["--help"]).status == 0)
         let version = try await runImgbake(["--version"])
-        #expect(version.status == 0 && version.stdout == SystemInfo.version + "\n")
+        #expect(version.status == 0 && version.stderr.isEmpty)
+        let lines = version.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("imgbake \(SystemInfo.displayVersion) (") == true, "\(lines)")
+        // Each library's version, read from the library: the ones linked here can write WebP and AVIF.
+        #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["libvips", "libwebp", "libcurl", "SQLite"])
+        #expect(lines.contains { $0.hasPrefix("libvips \(VipsRuntime.version) (writes WebP: yes, AVIF: yes)") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("libcurl ") && $0.contains("TLS: OpenSSL/") }, "\(lines)")
+        #expect(lines.contains { $0.wholeMatch(of: /libwebp \d+\.\d+\.\d+ .*/) != nil }, "\(lines)")
+        #expect(lines.contains { $0.wholeMatch(of: /SQLite 3\.\d+\.\d+/) != nil }, "\(lines)")
     }
 }
 

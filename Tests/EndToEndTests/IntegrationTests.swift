@@ -87,8 +87,12 @@ import ImgBakeTestSupport
         let (site, _, origin) = try await build("unused.html")
         // Through the command line, which writes the file.
         let command = try await runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache,
-                                            "--connect-to", origin.connectTo, "--refresh", "--report", site.folder.path + "/report.html"])
+                                            "--connect-to", origin.connectTo, "--refresh", "--report", site.folder.path + "/report.html",
+                                            "--report", site.folder.path + "/ci/report.json"])
         #expect(command.status == 0)
+        // Asked for both (as the GitHub Action does): the JSON of the same build beside the page.
+        let json = try JSONDecoder().decode(BuildReport.self, from: Data(try #require(site.folder.read("ci/report.json"))))
+        #expect(json.imgbake == SystemInfo.displayVersion && json.images.count == 3 && json.totals.imagesFailed == 1)
         let html = try #require(site.folder.text("report.html"))
         let failures = try #require(html.range(of: "Failures and skipped references (1)"))
         let images = try #require(html.range(of: "<h2>Images (3)</h2>"))

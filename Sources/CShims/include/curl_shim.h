@@ -19,6 +19,9 @@ CURLcode imgbake_curl_getinfo_pointer(CURL *h, CURLINFO info, void **out);
 
 CURLMcode imgbake_curl_multi_setopt_long(CURLM *m, CURLMoption opt, long value);
 
+/// curl_version_info(CURLVERSION_NOW): the struct's age says which fields the running libcurl filled.
+static inline const curl_version_info_data *imgbake_curl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
+
 /// CURL_SOCKET_BAD is a macro; the open-socket callback returns it to refuse a connection.
 static inline curl_socket_t imgbake_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
 #endif

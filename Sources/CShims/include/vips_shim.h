@@ -27,6 +27,13 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
 /// sequentially instead of being decoded whole first. Corrupt input is an error.
 int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out);
 
+/// A black `width` × `height` image of `bands` 8-bit bands (for probing what the savers can write).
+int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
+
+/// The version of the libwebp in this process (libvips links it, imgbake does not), as
+/// WebPGetEncoderVersion gives it (0xMMmmrr), found with dlsym; -1 when there is none.
+int imgbake_webp_encoder_version(void);
+
 /// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha, the colours are
 /// premultiplied for the resize and rounded (not truncated) back to 8 bits, so a constant colour
 /// under varying transparency stays constant.

@@ -1,3 +1,4 @@
+import BuildStamp
 import CShims.System
 import Foundation
 
@@ -21,6 +22,12 @@ public enum SystemInfo {
         imgbake_limit_malloc_arenas(2)
     }
 
-    /// imgbake's version, in the User-Agent and the variant keys.
+    /// imgbake's version, and the one place it is written: the User-Agent, the build fingerprint, the
+    /// report, `imgbake --version`, and through that the packages (`make dist` asks the binary). The
+    /// CHANGELOG's latest released heading says the same (`VersionTests`).
     public static let version = "0.1.0"
+
+    /// The version as shown (`imgbake --version`, the report): `+dirty` after it when the binary was
+    /// built from a tree with uncommitted changes. Never in a key or a fingerprint: those use `version`.
+    public static var displayVersion: String { version + (BuildStamp.dirty ? "+dirty" : "") }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// totals. The schema is `docs/report.schema.json`; `version` changes when it does.
 public struct BuildReport: Codable, Sendable {
     public var version = 1
-    public var imgbake = SystemInfo.version
+    /// The version as shown, `+dirty` included (`SystemInfo.displayVersion`).
+    public var imgbake = SystemInfo.displayVersion
     public var generatedAt: String
     public var site: String
     public var output: String
