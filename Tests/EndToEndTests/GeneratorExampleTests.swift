@@ -52,7 +52,8 @@ import Testing
         let imgbake = ["build", example.output, "--config", "imgbake.toml", "--depfile", ".imgbake.d", "--cache-dir", folder.path + "/cache",
                        "--connect-to", origin.connectTo]
         let built = try await runImgbake(imgbake, in: directory)
-        #expect(built.status == 0 && built.stderr.isEmpty, "\(built.stderr)")
+        // Nothing but progress lines (a slow machine prints one every 5 s).
+        #expect(built.status == 0 && !built.stderr.contains("warning:") && !built.stderr.contains("error:"), "\(built.stderr)")
         #expect(built.stdout.contains(" 0 failed"), "\(built.stdout)")
 
         for check in [["references", site, example.baseURL], ["changes", folder.path + "/before", site], ["parse", site]] {
