@@ -14,16 +14,21 @@ struct ScanCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let scan: SiteScan
-        do { scan = try await SiteScan.scan(site: site, jobs: Configuration.defaultJobs) } catch {
+        // Each entry printed as it is found: a site of a million references streams through.
+        var writer = JSONArrayWriter()
+        var opened = false // nothing on stdout before the site is known to be there
+        let diagnostics: [Diagnostic]
+        do {
+            diagnostics = try await SiteScan.stream(site: site, jobs: Configuration.defaultJobs) { entry in
+                guard json else { return print("\(entry.location): \(entry.kind.rawValue) \(entry.url)") }
+                print((opened ? "" : writer.start) + writer.element(entry), terminator: "")
+                opened = true
+            }
+            if json { print((opened ? "" : writer.start) + writer.end) }
+        } catch {
             Terminal.error("imgbake: error: \(error.message)")
             throw ExitCode(2)
         }
-        for diagnostic in scan.diagnostics { Terminal.error(diagnostic.description) }
-        if json {
-            print(scan.json())
-        } else {
-            for entry in scan.entries { print("\(entry.location): \(entry.kind.rawValue) \(entry.url)") }
-        }
+        for diagnostic in diagnostics { Terminal.error(diagnostic.description) }
     }
 }

@@ -8,7 +8,7 @@ import Locking
 public final class CacheIndex: Sendable {
     /// The connection; every use holds the mutex for one short statement or transaction.
     let database: Locked<Database>
-    static let schemaVersion = 7
+    static let schemaVersion = 8
 
     /// Opens the index, creating or migrating it. With `readOnly`, an existing index is opened as an
     /// immutable file and used as it is, and a missing one is an empty index in memory.
@@ -34,6 +34,7 @@ public final class CacheIndex: Sendable {
                 if version < 5 { try Self.migrateToVersion5(db) }
                 if version < 6 { try Self.migrateToVersion6(db) }
                 if version < 7 { try Self.migrateToVersion7(db) }
+                if version < 8 { try Self.migrateToVersion8(db) }
             }
         }
         database = Locked(db)
@@ -48,6 +49,16 @@ public final class CacheIndex: Sendable {
             CREATE TABLE IF NOT EXISTS placed (
                 root TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (root, path));
             PRAGMA user_version = 3;
+            """)
+    }
+
+    /// Version 8: a page's references in a column of their own, read only for reports: a build of a
+    /// large site needs every page's state but not its references, which are most of it (states of the
+    /// S2 form, which held them, read as no state: those pages are read once more).
+    private static func migrateToVersion8(_ db: Database) throws {
+        try db.execute("""
+            ALTER TABLE pages ADD COLUMN refs TEXT;
+            PRAGMA user_version = 8;
             """)
     }
 

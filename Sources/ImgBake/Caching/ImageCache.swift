@@ -284,8 +284,8 @@ public final class ImageCache: Sendable {
     // MARK: Site state
 
     /// What the last build of `root` (a site and its output) knew about each page.
-    func pageStates(root: String) async -> [String: PageState] {
-        (try? await run { index, _ in try index.pageStates(root: root) }) ?? [:]
+    func pageStates(root: String, withReferences: Bool = false) async -> [String: PageState] {
+        (try? await run { index, _ in try index.pageStates(root: root, withReferences: withReferences) }) ?? [:]
     }
 
     /// The seal of `root`, if it has a readable one.

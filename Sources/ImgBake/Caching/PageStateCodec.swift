@@ -3,17 +3,18 @@
 /// of 10k pages, measured with perf); this is a line per field, read with a few splits.
 ///
 /// ```
-/// S2            version (S1, before `rendered`, reads as no state: the page is read once more)
+/// S3            version (S1 and S2, which held the references too, read as no state: the page is read once more)
 /// path          one line per scalar field, in declaration order; strings escaped (\\ \n \t)
 /// ...
-/// 3             a count, then that many lines (keys, images, references: line \t column \t kind \t url)
+/// 3             a count, then that many lines (keys, images)
 /// .             the end
 /// ```
-/// Anything else (a state written by an older imgbake, a damaged row) decodes to nil: the page is
+/// The references are stored apart (`line \t column \t kind \t url`, a line each): only reports read
+/// them. Anything else (a state written by an older imgbake, a damaged row) decodes to nil: the page is
 /// then read again, as a new page would be.
 enum PageStateCodec {
     static func encode(_ state: PageState) -> String {
-        var lines = ["S2", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
+        var lines = ["S3", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
                      String(state.size), String(state.modified),
                      state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.rendered?.hex ?? "-",
                      state.complete ? "1" : "0", state.imagesKnown ? "1" : "0"]
@@ -21,26 +22,30 @@ enum PageStateCodec {
             lines.append(String(list.count))
             lines += list.map(escape)
         }
-        lines.append(String(state.references.count))
-        if state.references.count > 0 { lines.append(state.references.lines) }
         lines.append(".") // a row cut short anywhere is not a state
         return lines.joined(separator: "\n")
     }
 
     static func decode(_ text: String) -> PageState? {
+        var strings = Interner()
+        return decode(text, interning: &strings)
+    }
+
+    /// `strings`: the keys and image names of states decoded together share their storage.
+    static func decode(_ text: String, interning strings: inout Interner) -> PageState? {
         var text = text
-        return text.withUTF8 { decode(bytes: $0) }
+        return text.withUTF8 { decode(bytes: $0, interning: &strings) }
     }
 
     /// Works on the UTF-8 bytes: going through `Character`s (grapheme breaking) cost more than the JSON
     /// it replaced.
-    private static func decode(bytes: UnsafeBufferPointer<UInt8>) -> PageState? {
+    private static func decode(bytes: UnsafeBufferPointer<UInt8>, interning strings: inout Interner) -> PageState? {
         var reader = Lines(bytes)
-        guard reader.next().map(reader.text) == "S2", let path = reader.string(), let fingerprint = reader.string(),
+        guard reader.next().map(reader.text) == "S3", let path = reader.string(), let fingerprint = reader.string(),
               let sourceHash = reader.string(), let size = reader.int(), let modified = reader.int64(),
               let output = reader.next().map(reader.text), let rendered = reader.next().map(reader.text), let complete = reader.flag(), let imagesKnown = reader.flag(),
-              let keys = reader.list({ $0.string() }), let images = reader.list({ $0.string() }),
-              let references = reader.references(), reader.next().map(reader.text) == ".", reader.atEnd
+              let keys = reader.list({ $0.string().map { strings.intern($0) } }), let images = reader.list({ $0.string().map { strings.intern($0) } }),
+              reader.next().map(reader.text) == ".", reader.atEnd
         else { return nil }
         var stamp: FileStamp?
         if output != "-" {
@@ -53,9 +58,9 @@ enum PageStateCodec {
             guard let id = BlobID(hex: rendered) else { return nil }
             blob = id
         }
-        return PageState(path: path, fingerprint: fingerprint, sourceHash: sourceHash, size: size, modified: modified,
+        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: sourceHash, size: size, modified: modified,
                          output: stamp, rendered: blob, complete: complete, keys: keys, images: images, imagesKnown: imagesKnown,
-                         references: references)
+                         references: nil)
     }
 
     static func escape(_ text: String) -> String {
@@ -185,18 +190,6 @@ enum PageStateCodec {
                 items.append(value)
             }
             return items
-        }
-
-        /// The reference lines, checked (so a damaged one still makes the whole state unreadable) but
-        /// kept as text.
-        mutating func references() -> RecordedReferences? {
-            guard let count = int(), count >= 0, count <= bytes.count - position else { return nil }
-            let start = position
-            for _ in 0..<count {
-                guard let line = next(), PageStateCodec.isReference(line) else { return nil }
-            }
-            let end = count == 0 ? start : position - 1
-            return RecordedReferences(checked: String(decoding: bytes[start ..< end], as: UTF8.self), count: count)
         }
     }
 }

@@ -27,8 +27,9 @@ struct PageState: Sendable, Equatable {
     var images: [String]
     /// False when the page could not be read, so `images` may miss some: no image file is removed then.
     var imagesKnown: Bool = true
-    /// The references, for reports of pages that were not read again.
-    var references: RecordedReferences
+    /// The references, for reports of pages that were not read again. Nil when not loaded (only reports
+    /// load them: a large site's states are mostly their references): written back, the stored ones stay.
+    var references: RecordedReferences?
 }
 
 /// A page state's references, kept as the lines the state stores them in (`PageStateCodec`): reports
@@ -50,6 +51,21 @@ struct RecordedReferences: Sendable, Equatable {
         self.count = count
     }
 
+    /// The lines as the index stores them; nil when one is not a reference (a damaged row).
+    init?(stored lines: String) {
+        var lines = lines
+        guard let count = lines.withUTF8({ bytes -> Int? in
+            guard !bytes.isEmpty else { return 0 }
+            var count = 0
+            for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                guard PageStateCodec.isReference(line) else { return nil }
+                count += 1
+            }
+            return count
+        }) else { return nil }
+        self.init(checked: lines, count: count)
+    }
+
     var all: [RecordedReference] {
         guard count > 0 else { return [] }
         return lines.split(separator: "\n", omittingEmptySubsequences: false).compactMap(PageStateCodec.reference(in:))
@@ -67,13 +83,22 @@ struct RecordedReference: Sendable, Equatable {
 /// Where per-site state lives in the cache index: pages, and the files imgbake placed in the output
 /// (only those may ever be removed by it).
 extension CacheIndex {
-    func pageStates(root: String) throws -> [String: PageState] {
-        let rows = try database.withLock { db in try db.query("SELECT path, state FROM pages WHERE root = ?", [.text(root)]) }
+    /// `withReferences`: for reports; a build needs only the rest.
+    func pageStates(root: String, withReferences: Bool = false) throws -> [String: PageState] {
+        let columns = withReferences ? "path, state, refs" : "path, state"
+        let rows = try database.withLock { db in try db.query("SELECT \(columns) FROM pages WHERE root = ?", [.text(root)]) }
         // Decoded on every core, outside the lock: on a large unchanged site this is a fifth of the build.
+        // The names and keys of one slice's states share their storage (a site's pages use a few
+        // hundred images between them).
         let decoded = rows.mapOnEveryCore(slice: 512) { slice in
-            slice.compactMap { row -> PageState? in
-                guard let path = row[0].string, let text = row[1].string, let state = PageStateCodec.decode(text),
+            var strings = Interner()
+            return slice.compactMap { row -> PageState? in
+                guard let path = row[0].string, let text = row[1].string, var state = PageStateCodec.decode(text, interning: &strings),
                       state.path == path else { return nil }
+                if withReferences {
+                    guard let references = RecordedReferences(stored: row[2].string ?? "") else { return nil }
+                    state.references = references
+                }
                 return state
             }
         }
@@ -86,10 +111,15 @@ extension CacheIndex {
     func putPageStates(_ states: [PageState], removing removed: [String], root: String) throws {
         try database.withLock { db in
             try db.transaction {
+                // A state without its references in memory keeps the stored ones.
                 for state in states {
-                    try db.query("INSERT OR REPLACE INTO pages (root, path, state, blob) VALUES (?, ?, ?, ?)",
+                    try db.query("""
+                        INSERT INTO pages (root, path, state, blob, refs) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (root, path) DO UPDATE SET state = excluded.state, blob = excluded.blob,
+                            refs = coalesce(excluded.refs, pages.refs)
+                        """,
                                  [.text(root), .text(state.path), .text(PageStateCodec.encode(state)),
-                                  state.rendered.map { .text($0.hex) } ?? .null])
+                                  state.rendered.map { .text($0.hex) } ?? .null, state.references.map { .text($0.lines) } ?? .null])
                 }
                 for path in removed { try db.query("DELETE FROM pages WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }

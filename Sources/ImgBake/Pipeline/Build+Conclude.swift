@@ -6,8 +6,9 @@ struct Outcome: Sendable {
     var plan: BuildPlan
     var inventory: SiteInventory
     var pages: PagePartition
-    var selection: Selection
+    var survey: Survey
     var images: ResolvedSet
+    var findings: Findings
     var site: SiteChanges
     /// From finishing: recording use, keeping the cache in budget.
     var diagnostics: [Diagnostic]
@@ -15,15 +16,16 @@ struct Outcome: Sendable {
     /// Nil without a remote cache.
     var remote: RemoteCounters? = nil
 
-    /// With the counters the build's services kept; a build let off has no selection, images or writes.
-    init(_ plan: BuildPlan, _ inventory: SiteInventory, _ pages: PagePartition,
-         selection: Selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: [], references: 0),
-         images: ResolvedSet = ResolvedSet(), site: SiteChanges = SiteChanges(), diagnostics: [Diagnostic], _ services: BuildServices) {
+    /// With the counters the build's services kept; a build let off has no survey, images or writes.
+    init(_ plan: BuildPlan, _ inventory: SiteInventory, _ pages: PagePartition, survey: Survey = Survey(),
+         images: ResolvedSet = ResolvedSet(), findings: Findings = Findings(), site: SiteChanges = SiteChanges(),
+         diagnostics: [Diagnostic], _ services: BuildServices) {
         self.plan = plan
         self.inventory = inventory
         self.pages = pages
-        self.selection = selection
+        self.survey = survey
         self.images = images
+        self.findings = findings
         self.site = site
         self.diagnostics = diagnostics
         counters = services.downloader.stats
@@ -90,8 +92,8 @@ extension Build {
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
     func conclude(_ outcome: Outcome, _ transformer: Transformer) async throws(BuildError) -> BuildResult {
         let plan = outcome.plan, config = plan.configuration
-        var diagnostics = outcome.inventory.diagnostics + outcome.selection.diagnostics + outcome.site.diagnostics + outcome.diagnostics
-        diagnostics += outcome.images.diagnostics(for: outcome.selection.rewritable.map(\.page.scan))
+        var diagnostics = outcome.inventory.diagnostics + outcome.survey.diagnostics + outcome.site.diagnostics + outcome.diagnostics
+        diagnostics += outcome.findings.imageWarnings + outcome.images.notes
         let summary = summarize(outcome)
         // Each diagnostic once, however many paths of the build came upon it.
         var seen = Set<Diagnostic>()
@@ -102,7 +104,7 @@ extension Build {
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
         if plan.check {
-            result.remaining = remaining(outcome.selection, images: outcome.images, plan)
+            result.remaining = outcome.findings.remaining.sorted(by: Diagnostic.byPlace)
             if !result.remaining.isEmpty { result.exitCode = 1 }
             // A problem `--check` fails on is said once, as the error it is, not also as the warning.
             let failing = Set(result.remaining.map { [$0.message, $0.location?.description ?? ""] })
@@ -122,11 +124,11 @@ extension Build {
 
     private func summarize(_ outcome: Outcome) -> BuildSummary {
         var summary = BuildSummary()
-        summary.pagesScanned = outcome.selection.pages.count
+        summary.pagesScanned = outcome.survey.pages.count
         summary.pagesUnchanged = outcome.pages.unchangedCount
         summary.nothingChanged = outcome.pages.sealed != nil
         summary.pagesRestored = outcome.pages.restored.count
-        summary.references = outcome.selection.references
+        summary.references = outcome.survey.references
         summary.referencesLocalised = outcome.site.referencesLocalised
         summary.pagesWritten = outcome.site.pagesWritten
         summary.filesWritten = outcome.site.filesWritten

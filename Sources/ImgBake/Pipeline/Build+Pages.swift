@@ -150,46 +150,49 @@ extension Build {
     /// Reads and scans `paths`, `jobs` at a time (gumbo and cmark are CPU work; pages are independent).
     /// A page that cannot be read is a warning naming it; the build goes on without it.
     func scan(_ paths: [String], _ plan: BuildPlan) async -> ScanOutcome {
-        await Self.scan(paths, site: plan.configuration.site, settings: plan.scanSettings, jobs: plan.configuration.jobs,
-                        maxBytes: plan.configuration.maxPageBytes) {
-            progress.update { $0.pagesScanned += 1 }
+        var outcome = ScanOutcome(pages: [], unreadable: [])
+        await forEachScanned(paths, plan) { result in
+            switch result {
+            case .success(let page): outcome.pages.append(page)
+            case .failure(let problem): outcome.unreadable.append(problem.diagnostic)
+            }
         }
+        outcome.pages.sort { $0.scan.file.path < $1.scan.file.path }
+        return outcome
     }
 
-    static func scan(_ paths: [String], site: String, settings: ScanSettings, jobs: Int, maxBytes: Int = .max,
-                     scanned: @Sendable () -> Void = {}) async -> ScanOutcome {
-        await withTaskGroup(of: (Int, Result<ScannedPage, PageReadError>).self) { group in
-            var results = [Result<ScannedPage, PageReadError>?](repeating: nil, count: paths.count)
+    /// Reads and scans `paths`, handing each result to `body` as it comes: at most `jobs × 2` pages are
+    /// held at once, however large the site.
+    func forEachScanned(_ paths: [String], _ plan: BuildPlan, _ body: (Result<ScannedPage, PageReadError>) -> Void) async {
+        await Self.forEachScanned(paths, site: plan.configuration.site, settings: plan.scanSettings, jobs: plan.configuration.jobs,
+                                  maxBytes: plan.configuration.maxPageBytes, scanned: { progress.update { $0.pagesScanned += 1 } }, body)
+    }
+
+    static func forEachScanned(_ paths: [String], site: String, settings: ScanSettings, jobs: Int, maxBytes: Int = .max,
+                               scanned: @Sendable () -> Void = {}, _ body: (Result<ScannedPage, PageReadError>) -> Void) async {
+        await withTaskGroup(of: Result<ScannedPage, PageReadError>.self) { group in
             var next = 0
             func submit() {
-                let index = next
-                let path = paths[index]
-                group.addTask { (index, Self.scan(site: site, path: path, settings: settings, maxBytes: maxBytes)) }
+                let path = paths[next]
+                group.addTask { Self.scan(site: site, path: path, settings: settings, maxBytes: maxBytes) }
                 next += 1
             }
             while next < min(paths.count, max(2, jobs * 2)) { submit() }
-            while let (index, result) = await group.next() {
-                results[index] = result
+            while let result = await group.next() {
                 scanned()
+                body(result)
                 if next < paths.count { submit() }
             }
-            var pages: [ScannedPage] = []
-            var unreadable: [Diagnostic] = []
-            for case let result? in results {
-                switch result {
-                case .success(let page): pages.append(page)
-                case .failure(let problem):
-                    unreadable.append(Diagnostic(.warning, "page not read: \(problem.reason); left as it is",
-                                                 at: SourceLocation(file: problem.path, line: 1, column: 1)))
-                }
-            }
-            return ScanOutcome(pages: pages, unreadable: unreadable)
         }
     }
 
     struct PageReadError: Error {
         var path: String
         var reason: String
+
+        var diagnostic: Diagnostic {
+            Diagnostic(.warning, "page not read: \(reason); left as it is", at: SourceLocation(file: path, line: 1, column: 1))
+        }
     }
 
     static func scan(site: String, path: String, settings: ScanSettings, maxBytes: Int = .max) -> Result<ScannedPage, PageReadError> {

@@ -38,7 +38,7 @@ extension Build {
     /// "Refers to" is what every page of the site holds after this build, whatever path it took
     /// (unchanged, rewritten, left with a failed image, changed while the build ran): `site.states` has
     /// one per page. When one page could not be read, no image file is removed at all.
-    func record(_ site: SiteChanges, _ pages: PagePartition, _ inventory: SiteInventory, _ images: ResolvedSet,
+    func record(_ site: SiteChanges, _ pages: PagePartition, _ inventory: SiteInventory,
                 _ plan: BuildPlan, _ cache: ImageCache) async -> [Diagnostic] {
         let config = plan.configuration
         let present = Set(inventory.pages)
@@ -50,9 +50,6 @@ extension Build {
         func referenced(_ path: String) -> Bool { path.hasPrefix(imagesPrefix) && names.contains(String(path.dropFirst(imagesPrefix.count))) }
         let everyPageKnown = site.states.allSatisfy(\.imagesKnown) && Set(site.states.map(\.path)).isSuperset(of: present)
         let sitePaths = present.union(inventory.otherFiles)
-        let outputs = Set(site.outputs).compactMap { output in
-            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.serialized) }
-        }
         do {
             let known = try await cache.placedFiles(root: plan.stateRoot)
             let placed = known.merging(site.placed) { $1 }
@@ -66,9 +63,10 @@ extension Build {
                 tree.remove(path)
                 removed.append(path)
             }
-            // Only what changed is written: a no-op rebuild of a large site writes no page state.
-            let changed = site.states.filter { pages.previous[$0.path] != $0 }
-            await cache.recordBuild(root: plan.stateRoot, pages: changed, removingPages: gone, outputs: outputs,
+            // Only what changed is written (a no-op rebuild of a large site writes no page state), and not
+            // again what the batches recorded.
+            let changed = site.states.filter { !site.recorded.contains($0.path) && pages.previous[$0.path] != $0 }
+            await cache.recordBuild(root: plan.stateRoot, pages: changed, removingPages: gone, outputs: [],
                                         placed: site.placed.filter { known[$0.key] != $0.value }, removed: removed)
             return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]
         } catch {

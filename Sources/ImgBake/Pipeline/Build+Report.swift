@@ -2,20 +2,20 @@ import Foundation
 
 /// `--check` and `--report`: what a build tells about itself.
 extension Build {
-    /// `--check`: every reference that would stay remote, with why, and every reference to a file of
-    /// the images folder that is not there.
-    func remaining(_ selection: Selection, images: ResolvedSet, _ plan: BuildPlan) -> [Diagnostic] {
-        let leftAlone = selection.leftAlone
+    /// `--check`: every reference of `pages` that would stay remote, with why, and every reference to a
+    /// file of the images folder that is not there.
+    func remaining(_ pages: [SelectedPage], images: ResolvedSet, _ plan: BuildPlan) -> [Diagnostic] {
         var remaining: [Diagnostic] = []
         var exists: [String: Bool] = [:]
-        for page in selection.pages {
+        for selected in pages {
+            let page = selected.page
             for use in page.scan.outputs {
                 let there = exists[use.name] ?? (FileStamp.of(plan.imagesFolder + "/" + use.name) != nil)
                 exists[use.name] = there
                 if !there { remaining.append(Diagnostic(.error, "refers to \(plan.ownPublicPath)\(use.name), which does not exist", at: use.location)) }
             }
             for reference in page.scan.references {
-                if let why = leftAlone[page.scan.file.path] {
+                if let why = selected.leftAlone {
                     remaining.append(Diagnostic(.error, "\(reference.source): stays remote (\(why))", at: reference.location))
                 } else if images.image(for: reference.source) == nil {
                     let why = images.failure(for: reference.source) ?? "not resolved"
@@ -27,18 +27,14 @@ extension Build {
                 remaining.append(Diagnostic(.error, diagnostic.message, at: diagnostic.location))
             }
         }
-        return remaining.sorted(by: Diagnostic.byPlace)
+        return remaining
     }
 
+    /// The report: the images and the references of the pages read (gathered while they were settled),
+    /// then those of the pages left unchanged.
     func makeReport(_ outcome: Outcome, summary: BuildSummary, diagnostics: [Diagnostic], transformer: Transformer) async -> BuildReport {
         let configuration = outcome.plan.configuration
-        let images = outcome.images
-        var builder = ReportBuilder(configuration: configuration, check: outcome.plan.check)
-        let naming = OutputNaming(publicPath: configuration.output.publicPath)
-        builder.add(images: images, naming: naming)
-        for page in outcome.selection.pages {
-            builder.add(scanned: page, images: images, skippedBecause: outcome.selection.leftAlone[page.scan.file.path])
-        }
+        var builder = outcome.findings.report ?? ReportBuilder(configuration: configuration, check: outcome.plan.check)
         for state in outcome.pages.unchanged { builder.add(unchanged: state) }
         builder.finish(summary: summary, counters: outcome.counters, diagnostics: diagnostics)
         if let path = configuration.reportPath, ReportFile.isHTML(path) {

@@ -92,10 +92,9 @@ extension Build {
     /// After recording a build that wrote the site: its seal, when every page is settled (read or left
     /// alone, complete, with every image localised and known), every page state recorded, and nothing
     /// about the pages was worth a warning (a build let off would not repeat it).
-    func sealIfSettled(_ site: SiteChanges, _ selection: Selection, _ images: ResolvedSet, _ inventory: SiteInventory,
+    func sealIfSettled(_ site: SiteChanges, _ survey: Survey, _ findings: Findings, _ images: ResolvedSet, _ inventory: SiteInventory,
                        _ plan: BuildPlan, _ cache: ImageCache) async {
-        let diagnostics = inventory.diagnostics + selection.diagnostics + site.diagnostics
-            + images.diagnostics(for: selection.rewritable.map(\.page.scan))
+        let diagnostics = inventory.diagnostics + survey.diagnostics + site.diagnostics + findings.imageWarnings + images.notes
         guard cache.unstored == nil, site.states.count == inventory.pages.count, !diagnostics.hasWarnings,
               site.states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
         let names = Array(Set(site.states.flatMap(\.images))).sorted()

@@ -1,13 +1,32 @@
-/// The references a build localises, and with what variants.
-struct Selection: Sendable {
-    /// Every page scanned (references to imgbake's own outputs taken out).
-    var pages: [ScannedPage]
-    /// Pages whose references are localised, with the variants each reference asks for.
-    var rewritable: [RewritablePage]
+/// What reading every page to build told, kept small: the images to resolve with what their references
+/// ask for, each page's hash, and what to say about the pages. No page's scan is kept (a site of a
+/// million references would not fit in memory): pages are read and scanned again, a batch at a time,
+/// to be rewritten (`settle`).
+struct Survey: Sendable {
+    /// Pages read, in order, with the hash of the bytes scanned.
+    var pages: [SurveyedPage] = []
+    /// Each image, with the union of what its references ask for.
+    var demand: [ImageSource: VariantRequest] = [:]
     /// Pages whose references stay as they are, with why.
-    var leftAlone: [String: String]
+    var leftAlone: [String: String] = [:]
+    /// Pages that could not be read, what their scans found, bad per-element overrides.
+    var diagnostics: [Diagnostic] = []
+    var references = 0
+}
+
+struct SurveyedPage: Sendable {
+    var path: String
+    var hash: String
+}
+
+/// A scanned page, and what each of its references asks for; or why its references stay as they are.
+struct SelectedPage: Sendable {
+    var page: ScannedPage
+    /// Aligned with `page.scan.references`; nil when the page is left alone.
+    var requests: [VariantRequest]?
+    var leftAlone: String?
+    /// The scan's, and bad per-element overrides.
     var diagnostics: [Diagnostic]
-    var references: Int
 }
 
 struct RewritablePage: Sendable {
@@ -17,40 +36,58 @@ struct RewritablePage: Sendable {
 }
 
 extension Build {
-    /// Which references to localise: all of them, except on a page whose remote `<base href>` would
-    /// make a local path wrong; each with its element's variant overrides, or the configured ones.
-    func select(_ scanned: ScanOutcome, _ plan: BuildPlan) -> Selection {
+    /// Which of a page's references to localise: all of them, but none on a page whose remote `<base
+    /// href>` would make a local path wrong; each with its element's variant overrides, or the
+    /// configured ones. References to imgbake's own outputs under a CDN `public_path` are taken out.
+    func select(_ scanned: ScannedPage, _ plan: BuildPlan) -> SelectedPage {
         let config = plan.configuration
-        let defaultRequest = VariantRequest(config.images)
-        var selection = Selection(pages: [], rewritable: [], leftAlone: [:], diagnostics: scanned.unreadable, references: 0)
-        for var page in scanned.pages {
-            selection.diagnostics += page.scan.diagnostics
-            if let own = plan.ownOutputPrefix { page.scan.references.removeAll { $0.source.remoteURL?.string.hasPrefix(own) == true } }
-            selection.pages.append(page)
-            selection.references += page.scan.references.count
-            if let base = page.scan.remoteBase, !page.scan.references.isEmpty, !config.output.publicPathIsAbsolute {
-                let why = "page has a remote <base href> (\(base.url)); its \(page.scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)"
-                selection.diagnostics.append(Diagnostic(.warning, why, at: base.location))
-                selection.leftAlone[page.scan.file.path] = "remote <base href>"
-                continue
-            }
-            let requests = page.scan.references.map { reference -> VariantRequest in
-                switch reference.request(over: defaultRequest) {
-                case .success(let request): return request
-                case .failure(let problem):
-                    selection.diagnostics.append(Diagnostic(.warning, problem.description, at: reference.location))
-                    return defaultRequest
-                }
-            }
-            selection.rewritable.append(RewritablePage(page: page, requests: requests))
+        var page = scanned
+        if let own = plan.ownOutputPrefix { page.scan.references.removeAll { $0.source.remoteURL?.string.hasPrefix(own) == true } }
+        var selected = SelectedPage(page: page, requests: nil, leftAlone: nil, diagnostics: page.scan.diagnostics)
+        if let base = page.scan.remoteBase, !page.scan.references.isEmpty, !config.output.publicPathIsAbsolute {
+            let why = "page has a remote <base href> (\(base.url)); its \(page.scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)"
+            selected.diagnostics.append(Diagnostic(.warning, why, at: base.location))
+            selected.leftAlone = "remote <base href>"
+            return selected
         }
-        return selection
+        let defaultRequest = VariantRequest(config.images)
+        selected.requests = page.scan.references.map { reference -> VariantRequest in
+            switch reference.request(over: defaultRequest) {
+            case .success(let request): return request
+            case .failure(let problem):
+                selected.diagnostics.append(Diagnostic(.warning, problem.description, at: reference.location))
+                return defaultRequest
+            }
+        }
+        return selected
     }
 
-    /// Every unique image of the selected references, resolved once.
-    func resolve(_ selection: Selection, _ services: BuildServices) async -> ResolvedSet {
-        await services.resolver.resolveAll(selection.rewritable.flatMap { page in
-            zip(page.page.scan.references.map(\.source), page.requests).map { ($0, $1) }
-        }, observe: { done, total in progress.update { $0.imagesResolved = done; $0.imagesTotal = total } })
+    /// Reads and scans every page to build, folding each into the survey as it comes (its scan is let
+    /// go at once).
+    func survey(_ paths: [String], _ plan: BuildPlan) async -> Survey {
+        var survey = Survey()
+        await forEachScanned(paths, plan) { result in
+            switch result {
+            case .success(let page):
+                let selected = select(page, plan)
+                survey.pages.append(SurveyedPage(path: page.scan.file.path, hash: page.hash))
+                survey.diagnostics += selected.diagnostics
+                survey.references += page.scan.references.count
+                if let why = selected.leftAlone { survey.leftAlone[page.scan.file.path] = why }
+                for (reference, request) in zip(page.scan.references, selected.requests ?? []) {
+                    survey.demand[reference.source] = survey.demand[reference.source].map { $0.union(request) } ?? request
+                }
+            case .failure(let problem):
+                survey.diagnostics.append(problem.diagnostic)
+            }
+        }
+        survey.pages.sort { $0.path < $1.path }
+        return survey
+    }
+
+    /// Every unique image of the survey, resolved once.
+    func resolve(_ survey: Survey, _ services: BuildServices) async -> ResolvedSet {
+        await services.resolver.resolveAll(survey.demand.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                           observe: { done, total in progress.update { $0.imagesResolved = done; $0.imagesTotal = total } })
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Locking
 /// Pages rewritten in memory, with the image files they refer to already written.
 struct RewrittenPages: Sendable {
-    /// Aligned with `Selection.rewritable`; nil where the page changed since it was scanned.
+    /// Aligned with the pages rewritten; nil where the page changed since it was scanned.
     var rewrites: [PageRewrite?]
     var filesWritten: Int
     var placedImages: Set<String>
@@ -15,8 +15,10 @@ struct SiteChanges: Sendable {
     var states: [PageState] = []
     /// Output-relative paths placed by this build: `image` or `mirror`.
     var placed: [String: String] = [:]
-    /// The image files the rewritten pages refer to (remembered by name, to write them again if lost).
-    var outputs: [OutputImage] = []
+    /// Pages whose states were recorded already, batch by batch (`settle`).
+    var recorded: Set<String> = []
+    /// Names of the image files recorded so far (by name, to write them again if lost).
+    var recordedOutputs: Set<String> = []
     var diagnostics: [Diagnostic] = []
     var filesWritten = 0
     var pagesWritten = 0
@@ -32,19 +34,30 @@ struct SiteChanges: Sendable {
         diagnostics += healing.diagnostics
         placed.merge(healing.placed) { $1 }
     }
+
+    /// What one batch of pages changed, added to the site's.
+    mutating func absorb(_ batch: SiteChanges) {
+        states += batch.states
+        placed.merge(batch.placed) { $1 }
+        diagnostics += batch.diagnostics
+        filesWritten += batch.filesWritten
+        pagesWritten += batch.pagesWritten
+        referencesLocalised += batch.referencesLocalised
+        recorded.formUnion(batch.recorded)
+        recordedOutputs.formUnion(batch.recordedOutputs)
+    }
 }
 
 extension Build {
     /// Image files first, so a page never points at a file that is not there yet. A damaged cache blob
     /// found on the way is repaired by resolving its image again, and the pages are rewritten with what
     /// the repair produced.
-    func writeImagesAndRewrite(_ selection: Selection, _ images: inout ResolvedSet, _ plan: BuildPlan,
+    func writeImagesAndRewrite(_ pages: [RewritablePage], _ images: inout ResolvedSet, _ plan: BuildPlan,
                                _ services: BuildServices) async throws(BuildError) -> RewrittenPages {
         let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
         let cache = plan.inPlace ? nil : services.cache
         // Pages are independent: rewritten on every core (a fifth of a warm build's CPU was here, on one).
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in
-            let pages = selection.rewritable
             let results = Locked([PageRewrite?](repeating: nil, count: pages.count))
             DispatchQueue.concurrentPerform(iterations: pages.count) { index in
                 let page = pages[index]
@@ -69,25 +82,21 @@ extension Build {
                               notes: emitted.notes.map { Diagnostic(.note, $0) })
     }
 
-    /// Writes the rewritten pages (in place, or under `--out` with the rest of the site mirrored) and
-    /// settles the state of every page of the site.
-    func writePages(_ rewritten: RewrittenPages, _ selection: Selection, _ pages: PagePartition, _ inventory: SiteInventory,
-                    _ images: ResolvedSet, _ plan: BuildPlan) throws(BuildError) -> SiteChanges {
+    /// Writes one batch of rewritten pages (in place, or under `--out`), and settles the state of each
+    /// page of the batch, rewritten or left alone.
+    func writePages(_ rewritten: RewrittenPages, _ pages: [RewritablePage], leftAlone: [ScannedPage], _ images: ResolvedSet,
+                    _ plan: BuildPlan) throws(BuildError) -> SiteChanges {
         let config = plan.configuration
-        // Temporary pages a killed build left beside the ones it was replacing.
-        for folder in inventory.folders { StaleTemporaries.remove(in: folder.isEmpty ? config.outputRoot : config.outputRoot + "/" + folder) }
         let writer = PageWriter(site: config.site, outputRoot: config.outputRoot, inPlace: plan.inPlace)
         var site = SiteChanges(diagnostics: rewritten.notes, filesWritten: rewritten.filesWritten)
         for name in rewritten.placedImages { site.placed[plan.placedImage(name)] = "image" }
-        for (page, rewrite) in zip(selection.rewritable.map(\.page), rewritten.rewrites) {
+        for (page, rewrite) in zip(pages.map(\.page), rewritten.rewrites) {
             guard let rewrite else {
-                site.diagnostics.append(Diagnostic(.warning, "changed while imgbake was running; left for the next build",
-                                                   at: SourceLocation(file: page.scan.file.path, line: 1, column: 1)))
+                site.diagnostics.append(changedWhileRunning(page.scan.file.path))
                 continue
             }
             site.diagnostics += rewrite.diagnostics
             site.referencesLocalised += rewrite.localised
-            site.outputs += rewrite.outputs
             var written: FileStamp?
             if let bytes = rewrite.bytes {
                 written = try writer.write(page.scan.file.path, bytes)
@@ -96,16 +105,28 @@ extension Build {
             }
             site.states.append(state(of: page, rewrite: rewrite, written: written, images: images, plan))
         }
-        for page in selection.pages where selection.leftAlone[page.scan.file.path] != nil {
+        for page in leftAlone {
             site.states.append(state(of: page, rewrite: nil, written: nil, images: images, plan))
         }
+        return site
+    }
+
+    func changedWhileRunning(_ path: String) -> Diagnostic {
+        Diagnostic(.warning, "changed while imgbake was running; left for the next build", at: SourceLocation(file: path, line: 1, column: 1))
+    }
+
+    /// After the pages read this build: the state of every other page of the site (unchanged, written
+    /// again from the cache, or not settled), and with `--out` the rest of the site mirrored.
+    func completeSite(_ site: inout SiteChanges, _ pages: PagePartition, _ inventory: SiteInventory, _ plan: BuildPlan) throws(BuildError) {
+        // Temporary pages a killed build left beside the ones it was replacing.
+        for folder in inventory.folders { StaleTemporaries.remove(in: folder.isEmpty ? plan.configuration.outputRoot : plan.configuration.outputRoot + "/" + folder) }
         site.states += pages.unchanged
         site.merge(pages.restoration)
         site.unchanged = Set(pages.unchanged.map(\.path))
         // A page that changed while the build ran, or could not be read, keeps what it refers to now
         // (and the images stay), with `complete` off so the next build reads it.
-        let recorded = Set(site.states.map(\.path))
-        for path in inventory.pages where !recorded.contains(path) {
+        let settled = Set(site.states.map(\.path))
+        for path in inventory.pages where !settled.contains(path) {
             site.states.append(unsettledState(path, previous: pages.previous[path], plan))
         }
         if !plan.inPlace {
@@ -113,7 +134,6 @@ extension Build {
             site.diagnostics += mirrored.warnings
             site.leftOut = mirrored.leftOut
         }
-        return site
     }
 
     /// The state of a page this build did not settle: what it refers to is read from the output as it
@@ -124,6 +144,7 @@ extension Build {
         }
         var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
                                           output: nil, complete: false, keys: [], images: [], references: RecordedReferences([]))
+        // The stored references stay as they were (nil: not loaded) until the page is read again.
         state.complete = false
         state.imagesKnown = live != nil
         state.images = Array(Set(state.images).union(live ?? [])).sorted()

@@ -40,27 +40,25 @@ public struct Build: Sendable {
             progress.watch(services.downloader)
             let sealed = trustsSeal(plan) ? await services.cache.seal(root: plan.stateRoot) : nil
             // Without a seal to trust the page states are needed: read while the site is walked.
-            async let unsealed = sealed == nil ? services.cache.pageStates(root: plan.stateRoot) : [:]
+            async let unsealed = sealed == nil ? services.cache.pageStates(root: plan.stateRoot, withReferences: plan.reports) : [:]
             let inventory = takeInventory(plan)
             if await holds(sealed, inventory, plan, services.cache) { return try await concludeUnchanged(inventory, plan, services) }
             // Before anything changes; also a seal this imgbake cannot read.
             if plan.writesSite { await services.cache.putSeal(nil, root: plan.stateRoot) }
             let previous = sealed == nil ? await unsealed : await services.cache.pageStates(root: plan.stateRoot)
             let pages = try await restore(await partition(inventory, previous, plan, services.cache), plan, services.cache)
-            let scanned = await scan(pages.toRead, plan)
-            let selection = select(scanned, plan)
-            var images = await resolve(selection, services)
-            var site = SiteChanges()
+            let survey = await survey(pages.toRead, plan)
+            var images = await resolve(survey, services)
+            var (site, findings) = try await settle(survey, &images, plan, services)
             if plan.writesSite {
-                let rewritten = try await writeImagesAndRewrite(selection, &images, plan, services)
-                site = try writePages(rewritten, selection, pages, inventory, images, plan)
+                try completeSite(&site, pages, inventory, plan)
                 site.merge(try await heal(site, plan, services))
-                site.diagnostics += await record(site, pages, inventory, images, plan, services.cache)
-                await sealIfSettled(site, selection, images, inventory, plan, services.cache)
+                site.diagnostics += await record(site, pages, inventory, plan, services.cache)
+                await sealIfSettled(site, survey, findings, images, inventory, plan, services.cache)
             }
             let used = await finish(images, plan, services)
-            return try await conclude(Outcome(plan, inventory, pages, selection: selection, images: images, site: site, diagnostics: used, services),
-                                      services.transformer)
+            return try await conclude(Outcome(plan, inventory, pages, survey: survey, images: images, findings: findings, site: site,
+                                              diagnostics: used, services), services.transformer)
         }
     }
 }

@@ -68,6 +68,9 @@ struct BuildPlan: Sendable {
         return settings
     }
 
+    /// A report is made (`--report`, `--verbose`): every reference is kept for it.
+    var reports: Bool { configuration.reportPath != nil || configuration.wantsReport }
+
     /// Pages and image files are written: not for `--check`, not for a `--shard` build.
     var writesSite: Bool { !check && configuration.shard == nil }
 

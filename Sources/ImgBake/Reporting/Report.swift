@@ -148,7 +148,7 @@ struct ReportBuilder {
     }
 
     mutating func add(unchanged state: PageState) {
-        for reference in state.references.all {
+        for reference in state.references?.all ?? [] {
             report.references.append(BuildReport.Reference(file: state.path, line: reference.line, column: reference.column,
                                                            kind: reference.kind.rawValue, url: reference.url, outcome: "unchanged"))
         }

@@ -79,8 +79,8 @@ struct ResolvedSet: Sendable {
         return image
     }
 
-    /// A warning at every reference of an image that failed, and each image's notes once.
-    func diagnostics(for scans: [PageScan]) -> [Diagnostic] {
+    /// A warning at every reference of an image that failed.
+    func failureWarnings(for scans: [PageScan]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for scan in scans {
             for reference in scan.references {
@@ -88,11 +88,15 @@ struct ResolvedSet: Sendable {
                 diagnostics.append(Diagnostic(.warning, "\(reference.source): \(failure.reason)", at: reference.location))
             }
         }
-        for (key, result) in results {
-            guard case .resolved(_, let notes) = result, let url = representative[key] else { continue }
-            diagnostics += notes.map { Diagnostic(.warning, "\(url): \($0)") }
-        }
         return diagnostics
+    }
+
+    /// Each image's notes (a repair, a stale copy used), once.
+    var notes: [Diagnostic] {
+        results.flatMap { key, result -> [Diagnostic] in
+            guard case .resolved(_, let notes) = result, let url = representative[key] else { return [] }
+            return notes.map { Diagnostic(.warning, "\(url): \($0)") }
+        }
     }
 
     /// Why the image behind `url` is not available, if it is not.
