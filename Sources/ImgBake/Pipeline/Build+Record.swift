@@ -65,7 +65,7 @@ extension Build {
             }
             // Only what changed is written (a no-op rebuild of a large site writes no page state), and not
             // again what the batches recorded.
-            let changed = site.states.filter { !site.recorded.contains($0.path) && pages.previous[$0.path] != $0 }
+            let changed = site.states[site.recordedStates...].filter { pages.previous[$0.path] != $0 }
             await cache.recordBuild(root: plan.stateRoot, pages: changed, removingPages: gone, outputs: [],
                                         placed: site.placed.filter { known[$0.key] != $0.value }, removed: removed)
             return removed.isEmpty ? [] : [Diagnostic(.note, "removed \(removed.count) output file(s) no page uses any more")]

@@ -1,8 +1,12 @@
 /// What reading every page to build told, kept small: the images to resolve with what their references
-/// ask for, each page's hash, and what to say about the pages. No page's scan is kept (a site of a
-/// million references would not fit in memory): pages are read and scanned again, a batch at a time,
-/// to be rewritten (`settle`).
+/// ask for, each page's hash, and what to say about the pages. Scans are kept only up to
+/// `keptReferences` references: the pages of a larger site (a million references would not fit in
+/// memory) are read and scanned again, a batch at a time, to be rewritten (`settle`); a smaller site's
+/// are scanned once.
 struct Survey: Sendable {
+    /// About 1 KB each with what rewriting them takes: 50,000 references kept cost some 50 MB, and
+    /// scanning them again would add a fifth to the CPU of a build whose images are cached.
+    static let keptReferences = 50_000
     /// Pages read, in order, with the hash of the bytes scanned.
     var pages: [SurveyedPage] = []
     /// Each image, with the union of what its references ask for.
@@ -12,6 +16,9 @@ struct Survey: Sendable {
     /// Pages that could not be read, what their scans found, bad per-element overrides.
     var diagnostics: [Diagnostic] = []
     var references = 0
+    /// Scans kept for rewriting, by path, while they total at most `keptReferences` references.
+    var kept: [String: ScannedPage] = [:]
+    var keptReferences = 0
 }
 
 struct SurveyedPage: Sendable {
@@ -73,6 +80,10 @@ extension Build {
                 survey.pages.append(SurveyedPage(path: page.scan.file.path, hash: page.hash))
                 survey.diagnostics += selected.diagnostics
                 survey.references += page.scan.references.count
+                if survey.keptReferences + page.scan.references.count <= Survey.keptReferences {
+                    survey.kept[page.scan.file.path] = page
+                    survey.keptReferences += page.scan.references.count
+                }
                 if let why = selected.leftAlone { survey.leftAlone[page.scan.file.path] = why }
                 for (reference, request) in zip(page.scan.references, selected.requests ?? []) {
                     survey.demand[reference.source] = survey.demand[reference.source].map { $0.union(request) } ?? request

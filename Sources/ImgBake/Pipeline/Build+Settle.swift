@@ -16,17 +16,21 @@ extension Build {
     /// resolved: each batch's image files written, then its pages rewritten and written, and their
     /// states recorded, before the next batch is read. A page whose bytes are not the ones surveyed is
     /// left for the next build. A build that writes nothing (`--check`, `--shard`) only looks.
-    func settle(_ survey: Survey, _ images: inout ResolvedSet, _ plan: BuildPlan,
+    func settle(_ survey: inout Survey, _ images: inout ResolvedSet, _ plan: BuildPlan,
                 _ services: BuildServices) async throws(BuildError) -> (SiteChanges, Findings) {
         var site = SiteChanges()
         var findings = Findings()
+        var strings = Interner()
         if plan.reports {
             findings.report = ReportBuilder(configuration: plan.configuration, check: plan.check)
             findings.report?.add(images: images, naming: OutputNaming(publicPath: plan.configuration.output.publicPath))
         }
         for batch in survey.pages.batches(of: Self.batchPages) {
             let surveyed = Dictionary(batch.map { ($0.path, $0.hash) }, uniquingKeysWith: { first, _ in first })
-            let scanned = await scan(batch.map(\.path), plan)
+            // The scans the survey kept, and the others read again (each let go with its batch).
+            var scanned = await scan(batch.map(\.path).filter { survey.kept[$0] == nil }, plan)
+            scanned.pages += batch.compactMap { survey.kept.removeValue(forKey: $0.path) }
+            scanned.pages.sort { $0.scan.file.path < $1.scan.file.path }
             var selected: [SelectedPage] = []
             for page in scanned.pages {
                 if surveyed[page.scan.file.path] == page.hash { selected.append(select(page, plan)) } else {
@@ -37,7 +41,7 @@ extension Build {
             for problem in scanned.unreadable { site.diagnostics.append(changedWhileRunning(problem.location?.file ?? "")) }
             look(at: selected, images, plan, &findings)
             guard plan.writesSite else { continue }
-            site.absorb(try await write(selected, &images, plan, services))
+            site.absorb(try await write(selected, &images, plan, services, strings: &strings, recordedOutputs: site.recordedOutputs))
         }
         return (site, findings)
     }
@@ -53,16 +57,18 @@ extension Build {
     /// Writes a batch: its image files, its pages, and the states of its pages with the files it
     /// placed and the image files it recorded (what the next batch and the next build start from).
     private func write(_ pages: [SelectedPage], _ images: inout ResolvedSet, _ plan: BuildPlan,
-                       _ services: BuildServices) async throws(BuildError) -> SiteChanges {
+                       _ services: BuildServices, strings: inout Interner, recordedOutputs: Set<String>) async throws(BuildError) -> SiteChanges {
         let rewritable = pages.compactMap { page in page.requests.map { RewritablePage(page: page.page, requests: $0) } }
         let rewritten = try await writeImagesAndRewrite(rewritable, &images, plan, services)
-        var batch = try writePages(rewritten, rewritable, leftAlone: pages.filter { $0.leftAlone != nil }.map(\.page), images, plan)
-        let outputs = Set(rewritten.rewrites.compactMap { $0?.outputs }.joined()).compactMap { output in
-            images.representative[output.key].map { OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: $0.serialized) }
+        var batch = try writePages(rewritten, rewritable, leftAlone: pages.filter { $0.leftAlone != nil }.map(\.page), images, plan,
+                                   strings: &strings)
+        // Each image file recorded once per build (the first batch that uses it).
+        let outputs = Set(rewritten.rewrites.compactMap { $0?.outputs }.joined()).compactMap { output -> OutputRecord? in
+            guard !recordedOutputs.contains(output.fileName), let url = images.representative[output.key] else { return nil }
+            return OutputRecord(name: output.fileName, blob: output.blob, key: output.key, url: url.serialized)
         }
         await services.cache.recordBuild(root: plan.stateRoot, pages: batch.states, removingPages: [], outputs: outputs,
                                          placed: batch.placed, removed: [])
-        batch.recorded = Set(batch.states.map(\.path))
         batch.recordedOutputs = Set(outputs.map(\.name))
         // Recorded with their references; in memory without (a large site's states are mostly those).
         for index in batch.states.indices { batch.states[index].references = nil }

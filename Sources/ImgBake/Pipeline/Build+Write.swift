@@ -15,8 +15,8 @@ struct SiteChanges: Sendable {
     var states: [PageState] = []
     /// Output-relative paths placed by this build: `image` or `mirror`.
     var placed: [String: String] = [:]
-    /// Pages whose states were recorded already, batch by batch (`settle`).
-    var recorded: Set<String> = []
+    /// How many of `states`, from the first, were recorded already, batch by batch (`settle`).
+    var recordedStates = 0
     /// Names of the image files recorded so far (by name, to write them again if lost).
     var recordedOutputs: Set<String> = []
     var diagnostics: [Diagnostic] = []
@@ -35,15 +35,16 @@ struct SiteChanges: Sendable {
         placed.merge(healing.placed) { $1 }
     }
 
-    /// What one batch of pages changed, added to the site's.
+    /// What one batch of pages changed, added to the site's (its states recorded already).
     mutating func absorb(_ batch: SiteChanges) {
+        precondition(recordedStates == states.count, "recorded states come first")
         states += batch.states
+        recordedStates = states.count
         placed.merge(batch.placed) { $1 }
         diagnostics += batch.diagnostics
         filesWritten += batch.filesWritten
         pagesWritten += batch.pagesWritten
         referencesLocalised += batch.referencesLocalised
-        recorded.formUnion(batch.recorded)
         recordedOutputs.formUnion(batch.recordedOutputs)
     }
 }
@@ -84,8 +85,9 @@ extension Build {
 
     /// Writes one batch of rewritten pages (in place, or under `--out`), and settles the state of each
     /// page of the batch, rewritten or left alone.
+    /// `strings`: the image names of the whole site's states share their storage.
     func writePages(_ rewritten: RewrittenPages, _ pages: [RewritablePage], leftAlone: [ScannedPage], _ images: ResolvedSet,
-                    _ plan: BuildPlan) throws(BuildError) -> SiteChanges {
+                    _ plan: BuildPlan, strings: inout Interner) throws(BuildError) -> SiteChanges {
         let config = plan.configuration
         let writer = PageWriter(site: config.site, outputRoot: config.outputRoot, inPlace: plan.inPlace)
         var site = SiteChanges(diagnostics: rewritten.notes, filesWritten: rewritten.filesWritten)
@@ -103,10 +105,10 @@ extension Build {
                 site.pagesWritten += 1
                 if !plan.inPlace { site.placed[page.scan.file.path] = "mirror" }
             }
-            site.states.append(state(of: page, rewrite: rewrite, written: written, images: images, plan))
+            site.states.append(state(of: page, rewrite: rewrite, written: written, images: images, plan, strings: &strings))
         }
         for page in leftAlone {
-            site.states.append(state(of: page, rewrite: nil, written: nil, images: images, plan))
+            site.states.append(state(of: page, rewrite: nil, written: nil, images: images, plan, strings: &strings))
         }
         return site
     }
@@ -152,7 +154,7 @@ extension Build {
     }
 
     private func state(of page: ScannedPage, rewrite: PageRewrite?, written: FileStamp?, images: ResolvedSet,
-                       _ plan: BuildPlan) -> PageState {
+                       _ plan: BuildPlan, strings: inout Interner) -> PageState {
         let references = page.scan.references
         let resolved = references.allSatisfy { images.image(for: $0.source) != nil }
         let complete = rewrite != nil && resolved && page.scan.diagnostics.isEmpty && (rewrite?.diagnostics.isEmpty ?? false)
@@ -164,7 +166,7 @@ extension Build {
             path: page.scan.file.path, fingerprint: plan.fingerprint, sourceHash: hash, size: source.size, modified: source.modified,
             output: plan.inPlace ? nil : written, rendered: plan.inPlace || written == nil ? nil : rewrite?.rendered, complete: complete,
             keys: inPlaceRewritten && complete ? [] : Array(Set(references.compactMap { images.keyOf[$0.source]?.string })).sorted(),
-            images: Array(ownImages(page, rewrite: rewrite, plan)).sorted(),
+            images: ownImages(page, rewrite: rewrite, plan).sorted().map { strings.intern($0) },
             references: RecordedReferences(references.map {
                 RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description)
             }))
