@@ -21,7 +21,7 @@ MKDOCS := mkdocs-material>=9,<10
 # action.yml, zsh and fish to check their completion scripts.
 DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 
-.PHONY: all deps dist-deps build release dist dist-check demo test bench stress fuzz sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale stress fuzz sanitize clean
 all: build
 
 deps:
@@ -81,6 +81,13 @@ test: deps
 # libvips CLI, and the ratios; Benchmarks/README.md keeps the latest table. About 5 minutes.
 bench: release
 	bash Benchmarks/bench.sh
+
+# Wall time and peak memory at 10k, 100k, 400k and 1M image references (10 a page, 300 distinct images):
+# a cold build, a warm build into a new --out, an in-place build and scan --json (Benchmarks/scale.py).
+# About 12 minutes; SCALE_REFS=10000,100000 for a shorter run.
+SCALE_REFS ?= 10000,100000,400000,1000000
+bench-scale: release
+	python3 Benchmarks/scale.py --refs $(SCALE_REFS)
 
 # The two property tests over a build's state space at the sizes that found real bugs (a live image
 # deleted by a generated sequence of edits and builds; kills at every stage of a build): `make test`
