@@ -46,11 +46,13 @@ struct SealStamps {
     /// looked at: a file changed while the build ran differs from this on the next check, which then
     /// finds nothing sealed. Nil when a page has no state or an image file is missing.
     static func left(by states: [PageState], _ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps? {
-        let byPath = Dictionary(states.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // By index, not a copy of every state: a large site's states are a good part of the build's memory.
+        let byPath = Dictionary(states.indices.map { (states[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
         var files: [SiteInventory.FileStamps] = []
         files.reserveCapacity(inventory.pages.count + inventory.otherFiles.count)
         for path in inventory.pages {
-            guard let state = byPath[path] else { return nil }
+            guard let index = byPath[path] else { return nil }
+            let state = states[index]
             let site = FileStamp(size: state.size, modified: state.modified)
             files.append(SiteInventory.FileStamps(site: site, output: plan.inPlace ? nil : state.output ?? site))
         }
@@ -97,11 +99,15 @@ extension Build {
         let diagnostics = inventory.diagnostics + survey.diagnostics + site.diagnostics + findings.imageWarnings + images.notes
         guard cache.unstored == nil, site.states.count == inventory.pages.count, !diagnostics.hasWarnings,
               site.states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
-        let names = Array(Set(site.states.flatMap(\.images))).sorted()
-        guard let stamps = SealStamps.left(by: site.states, inventory, images: names, plan),
+        var names = Set<String>(), keys = Set<String>()
+        for state in site.states {
+            names.formUnion(state.images)
+            keys.formUnion(state.keys)
+        }
+        let sortedNames = names.sorted()
+        guard let stamps = SealStamps.left(by: site.states, inventory, images: sortedNames, plan),
               await cache.pageStateCount(root: plan.stateRoot) == site.states.count else { return }
-        let keys = Array(Set(site.states.flatMap(\.keys))).sorted()
-        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: names, plan), keys: keys, images: names),
+        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: sortedNames, plan), keys: keys.sorted(), images: sortedNames),
                             root: plan.stateRoot)
     }
 }
