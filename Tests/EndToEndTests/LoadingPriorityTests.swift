@@ -90,8 +90,9 @@ import Vips
         case "hugo-ananke":
             // The cover is a CSS background in the header: preloaded; the logo in the nav is not it.
             #expect(html.contains("<link rel=\"preload\" as=\"image\" href=\"/_img/hubble-wide-") && html.contains("fetchpriority=\"high\"></head>"))
+            // The logo above it is not lazy; the figure after it, below the cover, is.
             let logo = try tag(html, alt: "My site"), figure = try tag(html, alt: "Deep field")
-            #expect(!logo.contains("fetchpriority") && !figure.contains("loading="))
+            #expect(!logo.contains("fetchpriority") && !logo.contains("loading=") && figure.contains("loading=\"lazy\""))
         case "jekyll-minima":
             let hero = try tag(html, alt: "Hubble deep field"), badge = try tag(html, alt: "footer badge")
             #expect(hero.contains("fetchpriority=\"high\"") && !badge.contains("fetchpriority"))
@@ -109,9 +110,12 @@ import Vips
             let logo = try tag(html, alt: "Logo")
             #expect(!logo.contains("fetchpriority"))
         }
-        // Further down the page: lazy.
-        let later = try #require(html.ranges(of: "loading=\"lazy\"").first, "something lazy further down")
-        #expect(html.distance(from: html.startIndex, to: later.lowerBound) > Self.filler.utf8.count)
+        // Further down the page: lazy; nothing before the LCP image is.
+        let filler = try #require(html.range(of: Self.filler))
+        let below = html[filler.upperBound...].matches(of: /<img\b[^>]*>/).map { String(html[filler.upperBound...][$0.range]) }
+        #expect(!below.isEmpty && below.allSatisfy { $0.contains("loading=\"lazy\"") }, "\(below)")
+        let first = try #require(html.range(of: "fetchpriority=\"high\""))
+        #expect(!html[..<first.lowerBound].contains("loading=\"lazy\""))
     }
 
     @Test func theAuthorsOwnLoadingFetchpriorityAndSizesAreKept() async throws {

@@ -2,7 +2,9 @@
 /// and the image first asked for used to be the page's first (a 48 px logo), so:
 /// - the first screen: references within `output.fold` bytes of markup from the start of `main` or
 ///   `article` (twice that from `body` when the page has neither; anything before that start, a site
-///   header, too) are not lazy; everything further down is;
+///   header, too), up to the likely LCP image when there is one, are not lazy; everything further down
+///   is (a browser still fetches a lazy image early when it is near the screen: erring towards lazy
+///   costs little, towards eager costs bytes);
 /// - the likely LCP image: the first image in the first screen that is not in the page's frame (a
 ///   `nav`, `footer` or `aside`, also by ARIA role), not a logo or icon by its
 ///   class, id, alt text or file name, and large: shown at least 300 CSS px wide when the author says so, else at least 400 px
@@ -34,9 +36,15 @@ struct LoadingPriority: Sendable {
             if Self.inFirstScreen(placement, fold: output.foldBytes) { eager.insert(index) }
         }
         guard output.lcp == .auto else { return }
+        candidate = Self.candidate(references, eager: eager, unknownIsLarge: unknownIsLarge, size: size)
+        // What comes after the LCP image is below it: lazy.
+        if let chosen = candidate?.index { eager = eager.filter { $0 <= chosen } }
+    }
+
+    private static func candidate(_ references: [ImageReference], eager: Set<Int>, unknownIsLarge: Bool,
+                                  size: (Int) -> Int?) -> (index: Int, reason: String)? {
         if let chosen = references.indices.first(where: { references[$0].placement?.lcp == true }) {
-            candidate = (chosen, "data-imgbake-lcp")
-            return
+            return (chosen, "data-imgbake-lcp")
         }
         for index in references.indices where eager.contains(index) {
             let reference = references[index]
@@ -48,9 +56,9 @@ struct LoadingPriority: Sendable {
             let what = reference.kind == .css ? "the CSS background" : "the image"
             let where_ = placement.inContent ? "in <main>" : "near the top of <body>"
             let wide = width.map { ", \($0) px wide\(shown != nil ? " as shown" : "")" } ?? ""
-            candidate = (index, "\(what) first in the first screen \(where_)\(wide), not a logo or icon")
-            return
+            return (index, "\(what) first in the first screen \(where_)\(wide), not a logo or icon")
         }
+        return nil
     }
 
     static func inFirstScreen(_ placement: Placement, fold: Int) -> Bool {
