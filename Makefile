@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
         python3-pip openssl curl make nginx hugo \
-        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx
+        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
 # the MkDocs example needs mkdocs-material, also from PyPI.
 MOTO := moto[server]>=5,<6
@@ -74,6 +74,8 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages '$(MOTO)'
 	@command -v mkdocs >/dev/null && python3 -c 'import material' 2>/dev/null || python3 -m pip install -q '$(MKDOCS)' \
 	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
+	@python3 -c 'import websocket' 2>/dev/null || python3 -m pip install -q websocket-client \
+	  || python3 -m pip install -q --break-system-packages websocket-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

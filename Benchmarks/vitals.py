@@ -17,7 +17,8 @@ and Examples/site's index page with its own images. Everything is served from lo
 """
 import argparse, base64, http.server, json, os, re, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
 
-import websocket  # PyPI websocket-client
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "Support"))
+from chromium import Browser  # noqa: E402  (Tests/Support/chromium.py: headless Chromium over DevTools)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -95,91 +96,10 @@ def pages(images_url):
             "sphinx-alabaster.html": alabaster}
 
 
-class Browser:
-    """Headless Chromium over its DevTools protocol (one page target, flat sessions)."""
-
-    def __init__(self, chromium, profile):
-        self.process = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                         "--disable-background-networking", "--remote-debugging-port=0", "--user-data-dir=" + profile,
-                                         "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for line in self.process.stderr:
-            match = re.search(r"DevTools listening on (ws://\S+)", line)
-            if match:
-                break
-        else:
-            sys.exit("chromium did not start")
-        threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
-        self.ws = websocket.create_connection(match.group(1), max_size=None)
-        self.next = 0
-
-    def send(self, method, params=None, session=None, wait=True):
-        self.next += 1
-        message = {"id": self.next, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        self.ws.send(json.dumps(message))
-        while wait:
-            reply = json.loads(self.ws.recv())
-            if reply.get("id") == self.next:
-                if "error" in reply:
-                    raise RuntimeError("%s: %s" % (method, reply["error"]))
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def load(self, url):
-        """Loads `url` in a fresh page as the phone; returns LCP (ms), CLS, bytes and requests."""
-        self.events = []
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for method, params in [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": True}),
-                               ("Network.emulateNetworkConditions", NETWORK), ("Emulation.setDeviceMetricsOverride", PHONE),
-                               ("Page.enable", {}), ("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVER})]:
-            self.send(method, params, session)
-        self.send("Page.navigate", {"url": url}, session)
-        requests, transferred, loaded, last, pending, urls = 0, 0, False, time.monotonic(), set(), {}
-        self.ws.settimeout(0.2)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            events, self.events = self.events, []
-            try:
-                events.append(json.loads(self.ws.recv()))
-            except websocket.WebSocketTimeoutException:
-                pass
-            for event in events:
-                method, params = event.get("method"), event.get("params", {})
-                if method == "Network.requestWillBeSent":
-                    requests += 1
-                    pending.add(params["requestId"])
-                    urls[params["requestId"]] = params["request"]["url"]
-                elif method == "Network.loadingFinished":
-                    transferred += params.get("encodedDataLength", 0)
-                    pending.discard(params["requestId"])
-                    if a.details and "/_img/" in urls.get(params["requestId"], ""):
-                        print("    %8d %s" % (params.get("encodedDataLength", 0), urls[params["requestId"]].split("/")[-1]))
-                elif method == "Network.loadingFailed":
-                    pending.discard(params["requestId"])
-                elif method == "Page.loadEventFired":
-                    loaded = True
-                if method:
-                    last = time.monotonic()
-            # Loaded, nothing in flight, and quiet for a second: LCP and CLS are settled.
-            if loaded and not pending and time.monotonic() - last > 1.0:
-                break
-        self.ws.settimeout(None)
-        vitals = self.send("Runtime.evaluate", {"expression": "JSON.stringify(window.__vitals)", "returnByValue": True}, session)
-        self.send("Target.closeTarget", {"targetId": target})
-        result = json.loads(vitals["result"]["value"])
-        return {"lcp": result["lcp"], "element": result["lcpElement"].strip(), "cls": result["cls"], "bytes": transferred, "requests": requests}
-
-    def close(self):
-        self.ws.close()
-        self.process.terminate()
-
-
 def median_of(browser, url):
-    loads = [browser.load(url) for _ in range(a.runs)]
+    loads = [browser.load(url, network=NETWORK, device=PHONE, observer=OBSERVER) for _ in range(a.runs)]
     median = {key: statistics.median(load[key] for load in loads) for key in ("lcp", "cls", "bytes", "requests")}
-    median["element"] = loads[-1]["element"]
+    median["element"] = loads[-1]["lcpElement"].strip()
     return median
 
 
@@ -205,7 +125,7 @@ if build.returncode != 0:
     sys.exit("imgbake failed: " + build.stderr)
 # Each site at its own root: pages refer to /_img/….
 ports = {"before": serve(before), "after": serve(after)}
-browser = Browser(a.chromium, os.path.join(work, "profile"))
+browser = Browser(a.chromium, os.path.join(work, "profile"), details=a.details)
 print("| page | LCP before ms | LCP after ms | ratio | CLS before | CLS after | KB before | KB after | ratio | requests before | after | LCP element after |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for name in sorted(os.listdir(before)):

@@ -120,6 +120,10 @@ public struct OutputSettings: Sendable {
     /// Whether the page's likely Largest Contentful Paint image is found and given priority
     /// (`fetchpriority="high"`, no lazy loading, a preload for a background).
     public var lcp = LCPPolicy.auto
+    /// Pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's `relativeURLs`:
+    /// the site works from any folder, and opened from disk. Feeds and social cards stay absolute
+    /// (under `base_url`); Markdown keeps the public path (its page's URL is the generator's to decide).
+    public var relativeURLs = false
     /// Images in the first screen whose file is at most this many bytes are written into the page as
     /// `data:` URIs (0: never), unless the page's Content-Security-Policy forbids `data:` images.
     public var inlineBytes = 1500
