@@ -206,7 +206,9 @@ extension RemoteCache {
     /// is never wrong since readers verify everything).
     private func write(_ key: PackKey) async {
         defer { finish(key) }
+        guard await layout() != .unusable else { return }
         if let marker = markerWrite.withLock({ $0 }) { await marker.value }
+        guard isWritable else { return }
         // What the remote holds: known from this build's read or write, else asked now (a --shard build
         // whose local cache had the image), so that nothing another machine put there is lost.
         if book.withLock({ $0.remote[key] }) == nil, let (pack, first) = await pack(key), first {

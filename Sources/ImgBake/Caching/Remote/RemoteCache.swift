@@ -113,7 +113,14 @@ public final class RemoteCache: Sendable {
             state.withLock { $0.probeLayout1 = true }
             writeMarker(RemoteLayout(layouts: [RemoteLayout.version]))
             return .empty
-        default:
+        case .failed(let why, _):
+            // Without the marker nothing can be known about the store: not used for this build.
+            state.withLock {
+                $0.turnOff(reads: .failing(why))
+                $0.turnOff(writes: .failing(why))
+            }
+            return .unusable
+        case .refused, .full, .stored:
             return .unusable
         }
     }
@@ -122,7 +129,14 @@ public final class RemoteCache: Sendable {
     /// written to a store whose marker does not list layout 2.
     private func writeMarker(_ layout: RemoteLayout) {
         guard isWritable else { return }
-        markerWrite.withLock { $0 = Task { _ = await self.put(RemotePath.layout, layout.bytes) } }
+        markerWrite.withLock {
+            $0 = Task {
+                // No pack goes to a store whose marker does not say layout 2 is there.
+                if !(await self.put(RemotePath.layout, layout.bytes)) {
+                    self.state.withLock { $0.turnOff(writes: .failing("layout.json could not be written")) }
+                }
+            }
+        }
     }
 
     // MARK: Reading
