@@ -5,7 +5,7 @@ import Glibc
 /// Real remote-cache servers on loopback, started by the tests: nginx with WebDAV PUT (Debian's
 /// `nginx` package) and moto's S3-compatible server (`Tests/Support/s3server.py`).
 
-/// nginx serving `<url>` = `http://127.0.0.1:<port>/cache` from `storage`, with PUT, under a folder of
+/// nginx serving `<url>` = `http://127.0.0.1:<port>/cache` from `storage`, with PUT, DELETE and PROPFIND, under a folder of
 /// its own (configuration, pid, logs, temporary files). Stopped when the value goes away.
 package final class DAVServer: @unchecked Sendable {
     package enum Fault: Sendable {
@@ -84,7 +84,11 @@ package final class DAVServer: @unchecked Sendable {
         let tokenRule = token.map { "if ($http_authorization != \"Bearer \($0)\") { return 401; }" } ?? ""
         let root = (storage as NSString).deletingLastPathComponent
         let location = "/" + (storage as NSString).lastPathComponent + "/"
+        // PROPFIND, for `cache gc --remote`, is in Debian's libnginx-mod-http-dav-ext (the Makefile installs it).
+        let davExt = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
+        let hasDavExt = FileManager.default.fileExists(atPath: davExt)
         return """
+        \(hasDavExt ? "load_module \(davExt);" : "")
         daemon off;
         \(geteuid() == 0 ? "user root;" : "")
         worker_processes 1;
@@ -106,6 +110,7 @@ package final class DAVServer: @unchecked Sendable {
                     \(faultRule)
                     \(tokenRule)
                     dav_methods PUT DELETE;
+                    \(hasDavExt ? "dav_ext_methods PROPFIND OPTIONS;" : "")
                     create_full_put_path on;
                     dav_access user:rw group:r all:r;
                 }
