@@ -228,4 +228,40 @@ import ImgBakeTestSupport
             #expect(RemoteLayout.parse(Array(bad.utf8)) == nil, "\(bad)")
         }
     }
+
+    // MARK: Retention listings
+
+    @Test func listingsAreReadFromS3AndWebDAVAnswers() {
+        let s3 = """
+            <?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>cache</Name>\
+            <Contents><Key>site/v2/packs/ab</Key><LastModified>2026-11-25T08:00:00.000Z</LastModified><Size>1234</Size></Contents>\
+            <Contents><Key>site/v2/blobs/a&amp;b</Key><LastModified>2026-11-24T08:00:00Z</LastModified><Size>5</Size></Contents>\
+            <IsTruncated>true</IsTruncated></ListBucketResult>
+            """[...]
+        let contents = XMLText.elements("Contents", in: s3)
+        #expect(contents.count == 2)
+        #expect(XMLText.elements("Key", in: contents[1]).first.map(XMLText.unescape) == "site/v2/blobs/a&b")
+        #expect(XMLText.elements("LastModified", in: contents[0]).first.flatMap { ISODate.parse(String($0)) } == 1_795_593_600)
+        #expect(XMLText.elements("LastModified", in: contents[1]).first.flatMap { ISODate.parse(String($0)) } == 1_795_507_200)
+        #expect(XMLText.elements("IsTruncated", in: s3) == ["true"])
+        // nginx's dav-ext module: D: prefixes, a collection, a self-closing element.
+        let dav = """
+            <?xml version="1.0" encoding="utf-8" ?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/cache/v2/</D:href><D:propstat><D:prop>\
+            <D:getlastmodified>Wed, 25 Nov 2026 08:00:00 GMT</D:getlastmodified><D:resourcetype><D:collection/></D:resourcetype></D:prop>\
+            </D:propstat></D:response><D:response><D:href>/cache/v2/packs/ab</D:href><D:propstat><D:prop><D:getcontentlength>77</D:getcontentlength>\
+            <D:getlastmodified>Wed, 25 Nov 2026 08:00:00 GMT</D:getlastmodified><D:resourcetype/></D:prop></D:propstat></D:response></D:multistatus>
+            """[...]
+        let responses = XMLText.elements("response", in: dav)
+        #expect(responses.count == 2)
+        #expect(XMLText.elements("resourcetype", in: responses[0]).first?.contains("collection") == true)
+        #expect(XMLText.elements("resourcetype", in: responses[1]).first == "")
+        #expect(XMLText.elements("getcontentlength", in: responses[1]) == ["77"])
+        #expect(XMLText.elements("href", in: responses[1]) == ["/cache/v2/packs/ab"])
+        #expect(XMLText.escape("a<&>") == "a&lt;&amp;&gt;")
+    }
+
+    @Test func s3ListingQueriesAreSentInSignatureV4sCanonicalForm() {
+        #expect(RemoteRetention.Lister.encode("site/v2/packs/ab-c_d.e~f") == "site%2Fv2%2Fpacks%2Fab-c_d.e~f")
+        #expect(RemoteRetention.Lister.encode("a b+é") == "a%20b%2B%C3%A9")
+    }
 }

@@ -205,7 +205,14 @@ extension RemoteCache {
     /// (content-addressed PUTs are idempotent, and a pack is replaced whole: last writer wins, which
     /// is never wrong since readers verify everything).
     private func write(_ key: PackKey) async {
+        // Every way out clears what was taken (a job that returned early with its draft still new would
+        // be queued again at once, for ever).
         defer { finish(key) }
+        guard let draft = book.withLock({ book -> PackDraft? in
+            guard var draft = book.drafts[key] else { return nil }
+            defer { draft.dirty = false; draft.refresh = false; book.drafts[key] = draft }
+            return draft
+        }) else { return }
         guard await layout() != .unusable else { return }
         if let marker = markerWrite.withLock({ $0 }) { await marker.value }
         guard isWritable else { return }
@@ -214,11 +221,6 @@ extension RemoteCache {
         if book.withLock({ $0.remote[key] }) == nil, let (pack, first) = await pack(key), first {
             await keep(pack, original: false, now: clock())
         }
-        guard let draft = book.withLock({ book -> PackDraft? in
-            guard var draft = book.drafts[key] else { return nil }
-            defer { draft.dirty = false; draft.refresh = false; book.drafts[key] = draft }
-            return draft
-        }) else { return }
         let known = book.withLock { $0.remote[key] } ?? .absent
         var base: PackContents?
         if case .holds(let held) = known, held.originalBlob == draft.originalBlob { base = held }

@@ -120,7 +120,11 @@ public final class RemoteCache: Sendable {
                 $0.turnOff(writes: .failing(why))
             }
             return .unusable
-        case .refused, .full, .stored:
+        case .refused(let status), .full(let status):
+            // Whatever these credentials may do, nothing is known about the store without its marker.
+            state.withLock { $0.turnOff(writes: .refused(status)) }
+            return .unusable
+        case .stored:
             return .unusable
         }
     }

@@ -117,11 +117,11 @@ public enum RemoteRetention {
             var objects: [Object] = []
             var after: String?
             repeat {
-                // Pages follow on from the last key (start-after) rather than an opaque continuation token:
-                // imgbake's keys are [a-z0-9/.] only, so the query needs no encoding that libcurl's
-                // Signature V4 (which canonicalises the query itself) could see twice. Parameters sorted.
-                var query = "list-type=2&prefix=" + prefix
-                if let after { query += "&start-after=" + after }
+                // libcurl before 8.3 signs the query as it is written: it must already be Signature V4's
+                // canonical form (parameters sorted, values percent-encoded, '/' too). Pages follow on from
+                // the last key (start-after), which is one of imgbake's own, rather than an opaque token.
+                var query = "list-type=2&prefix=" + Self.encode(prefix)
+                if let after { query += "&start-after=" + Self.encode(after) }
                 guard let body = try await send(.get, url: store.bucketURL + "?" + query) else {
                     throw Failure(description: "the bucket was not found")
                 }
@@ -139,6 +139,21 @@ public enum RemoteRetention {
                 after = XMLText.elements("IsTruncated", in: xml).first == "true" ? last : nil
             } while after != nil
             return objects
+        }
+
+        /// RFC 3986's unreserved characters stay; everything else is percent-encoded, '/' included.
+        static func encode(_ text: String) -> String {
+            var out = ""
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                    out.append(Character(Unicode.Scalar(byte)))
+                default:
+                    out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                }
+            }
+            return out
         }
 
         // MARK: WebDAV
@@ -218,6 +233,10 @@ public enum RemoteRetention {
 
 /// Just enough XML for S3's and WebDAV's listings: the contents of elements by local name (any
 /// namespace prefix), and the five predefined entities.
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
 enum XMLText {
     static func elements(_ name: String, in xml: Substring) -> [Substring] {
         var found: [Substring] = []
