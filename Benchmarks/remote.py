@@ -3,17 +3,19 @@
 every request to it goes through Tests/Support/storeproxy.py, which delays it (25 ms by default) and counts
 requests and bytes each way. Both stores the tests use: nginx WebDAV and moto's S3 server (signatures checked).
 
-    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3]
+    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3] [--pairs 3]
         env: IMGBAKE=.build/release/imgbake  BENCH=../shared/bench  RESULTS=/tmp/remote-bench
 
-Runs, one each, on the shared benchmark's site (bench/mksite.py over /tmp/imgcorpus, widths 400/800/1600):
-  none      a cold build without a remote (empty local cache)
-  write     a cold build writing back to an empty store (empty local cache)            goal: <= 1.05 x none
-  read      a second machine: empty local cache, the store as `write` left it           goal: <= 1.1 x (warm + transfer)
-  warm      the same machine again, output wiped: the warm local build (no request)
-  transfer  the objects `read` downloaded, fetched through the same proxy, 8 at a time (what the network costs)
-and checks that every build's output is byte for byte the no-remote build's. Prints a Markdown table and
-writes RESULTS/remote.json. Needs nginx with libnginx-mod-http-dav-ext, moto (pip install 'moto[server]').
+On the shared benchmark's site (bench/mksite.py over /tmp/imgcorpus, widths 400/800/1600), for each store:
+  --pairs times, alternating (so that what else the machine does falls on both):
+    a cold build without a remote, then a cold build writing back to an empty store   goal: <= 1.05 x
+  --pairs times, on what the last writing build left:
+    a second machine reading through (empty local cache)                                goal: <= 1.1 x (warm + transfer)
+    the same machine again, output wiped: the warm local build (asks the remote nothing)
+    the transfer alone: the objects the read downloaded, fetched through the proxy 8 at a time
+Every build's output is compared with the no-remote build's. Prints a Markdown table of medians (and each
+ratio), writes RESULTS/remote.json, and logs every request (RESULTS/<store>-requests.log: times, method,
+path, status, bytes). Needs nginx with libnginx-mod-http-dav-ext and moto (pip install 'moto[server]').
 """
 import argparse, concurrent.futures, json, os, resource, shutil, socket, subprocess, sys, time, urllib.request
 
@@ -52,6 +54,7 @@ def main():
     ap.add_argument("--unique", type=int, default=100)
     ap.add_argument("--delay-ms", type=float, default=25)
     ap.add_argument("--stores", default="dav,s3")
+    ap.add_argument("--pairs", type=int, default=3, help="alternating cold builds without and with the remote, and reads")
     a = ap.parse_args()
     imgbake = os.environ.get("IMGBAKE", ROOT + "/.build/release/imgbake")
     bench = os.environ.get("BENCH", ROOT + "/../shared/bench")
@@ -92,37 +95,66 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
 """
         open(r + "/dav/nginx.conf", "w").write(conf)
         nginx = "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else "nginx"
-        start([nginx, "-c", r + "/dav/nginx.conf", "-p", r + "/dav/", "-e", r + "/dav/error.log"],
-              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        nginx_pid = start([nginx, "-c", r + "/dav/nginx.conf", "-p", r + "/dav/", "-e", r + "/dav/error.log"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid
         wait_http(f"http://127.0.0.1:{dport}/")
 
         s3 = start(["python3", ROOT + "/Tests/Support/s3server.py", "--watch-parent"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         s3port, key, secret = ready_line(s3)
         env = dict(os.environ, AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY=secret)
 
-        proxies = {}
+        proxies, proxy_processes = {}, {}
         for store, upstream in (("dav", f"http://127.0.0.1:{dport}"), ("s3", f"http://127.0.0.1:{s3port}")):
             p = start(["python3", ROOT + "/Tests/Support/storeproxy.py", "--upstream", upstream, "--delay-ms", str(a.delay_ms),
-                       "--watch-parent"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                       "--log", f"{r}/{store}-requests.log", "--watch-parent"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             proxies[store] = f"http://127.0.0.1:{ready_line(p)[0]}"
+            proxy_processes[store] = p
 
         subprocess.run(["python3", bench + "/mksite.py", "--pages", str(a.pages), "--unique", str(a.unique), "--seed", "1",
                         "--origin", origin, "--out", r + "/site"], check=True, stdout=subprocess.DEVNULL)
         base = "[images]\nwidths = [400, 800, 1600]\n[fetch]\nallow_private_networks = true\n"
         stamp = int(time.time())
-        configs = {
-            "none": base,
-            "dav": base + f'[cache]\nremote = "{proxies["dav"]}/cache"\n',
-            "s3": base + f'[cache]\nremote = "s3://cache/bench-{stamp}"\nremote_endpoint = "{proxies["s3"]}"\n'
-                         'remote_path_style = true\nremote_region = "us-east-1"\n',
-        }
-        for name, text in configs.items():
-            open(f"{r}/{name}.toml", "w").write(text)
+        stores = a.stores.split(",")
+
+        def remote_config(store, run):
+            """A store of its own for each cold writing build (an empty one), by path or key prefix."""
+            if store == "dav":
+                return base + f'[cache]\nremote = "{proxies["dav"]}/cache/run{run}"\n'
+            return base + (f'[cache]\nremote = "s3://cache/bench-{stamp}-{run}"\nremote_endpoint = "{proxies["s3"]}"\n'
+                           'remote_path_style = true\nremote_region = "us-east-1"\n')
+        open(f"{r}/none.toml", "w").write(base)
+        for store in stores:
+            for run in range(a.pairs):
+                open(f"{r}/{store}{run}.toml", "w").write(remote_config(store, run))
 
         def proxy(store, what):
-            return json.load(urllib.request.urlopen(f"{proxies[store]}/__proxy/{what}", timeout=30))
+            """`reset` answers the counts as they were, then zeroes them."""
+            stats = json.load(urllib.request.urlopen(f"{proxies[store]}/__proxy/stats", timeout=30))
+            if what == "reset":
+                urllib.request.urlopen(f"{proxies[store]}/__proxy/reset", timeout=30).read()
+            return stats
+
+        servers = {"dav": nginx_pid, "s3": s3.pid}
+        proxy_pids = {store: p.pid for store, p in proxy_processes.items()}
+
+        def cpu_of(pids):
+            """User + system seconds of these processes and their children (nginx's worker), from /proc."""
+            tick = os.sysconf("SC_CLK_TCK")
+            total = 0.0
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(entry) in pids or int(fields[1]) in pids:
+                    total += (int(fields[11]) + int(fields[12])) / tick
+            return total
 
         def build(label, config, cache, out):
+            store = next((name for name in servers if config.startswith(name)), None)
+            served = cpu_of({servers[store], proxy_pids[store]}) if store else 0
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.monotonic()
             p = subprocess.run([imgbake, "build", r + "/site", "--out", f"{r}/{out}", "--cache-dir", f"{r}/{cache}",
@@ -134,7 +166,9 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
                 print(f"{label}: exit {p.returncode}\n{p.stderr}", file=sys.stderr)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             report = json.load(open(f"{r}/{label}.json"))
+            served = cpu_of({servers[store], proxy_pids[store]}) - served if store else 0
             return {"label": label, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "exit": p.returncode,
+                    "store_and_proxy_cpu_s": round(served, 3),
                     "warnings": p.stderr.strip().count("\n") + (1 if p.stderr.strip() else 0),
                     "images": report["totals"]["images"], "encoded": report["totals"]["variantsEncoded"],
                     "remote": report.get("remote")}
@@ -142,66 +176,91 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
         def same(a_, b_):
             return subprocess.run(["diff", "-rq", f"{r}/{a_}", f"{r}/{b_}"], capture_output=True).returncode == 0
 
-        rows = {"none": build("none", "none", "cache-none", "out-none")}
-        images = rows["none"]["images"]
-        for store in a.stores.split(","):
-            proxy(store, "reset")
-            rows[f"{store}-write"] = row = build(f"{store}-write", store, f"cache-{store}-write", f"out-{store}-write")
-            row["proxy"] = proxy(store, "reset")
-            rows[f"{store}-read"] = row = build(f"{store}-read", store, f"cache-{store}-read", f"out-{store}-read")
-            row["proxy"] = proxy(store, "reset")
-            rows[f"{store}-warm"] = row = build(f"{store}-warm", store, f"cache-{store}-read", f"out-{store}-warm")
-            row["proxy"] = proxy(store, "reset")
-            # What the read-through build downloaded, fetched again through the proxy, 8 at a time.
+        def transfer(store, run):
+            """What a read-through build downloads (the marker and every pack), fetched through the proxy, 8 at a time."""
             if store == "dav":
-                paths = ["layout.json"] + ["v2/packs/" + n for n in os.listdir(f"{r}/dav/root/cache/v2/packs")]
+                paths = [f"run{run}/layout.json"] + [f"run{run}/v2/packs/" + n for n in os.listdir(f"{r}/dav/root/cache/run{run}/v2/packs")]
 
                 def fetch(path):
                     return len(urllib.request.urlopen(f"{proxies['dav']}/cache/{path}", timeout=60).read())
             else:
-                import boto3
+                import boto3, botocore.config
                 direct = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{s3port}", region_name="us-east-1",
                                       aws_access_key_id=key, aws_secret_access_key=secret)
-                via = boto3.client("s3", endpoint_url=proxies["s3"], region_name="us-east-1",
-                                   aws_access_key_id=key, aws_secret_access_key=secret,
-                                   config=__import__("botocore.config").config.Config(max_pool_connections=8))
-                prefix = f"bench-{stamp}/"
-                keys = [o["Key"] for o in direct.list_objects_v2(Bucket="cache", Prefix=prefix + "v2/packs/", MaxKeys=1000).get("Contents", [])]
-                paths = [prefix + "layout.json"] + keys
+                via = boto3.client("s3", endpoint_url=proxies["s3"], region_name="us-east-1", aws_access_key_id=key,
+                                   aws_secret_access_key=secret, config=botocore.config.Config(max_pool_connections=8))
+                prefix = f"bench-{stamp}-{run}/"
+                listing = direct.list_objects_v2(Bucket="cache", Prefix=prefix + "v2/packs/", MaxKeys=1000).get("Contents", [])
+                paths = [prefix + "layout.json"] + [o["Key"] for o in listing]
 
                 def fetch(path):
                     return len(via.get_object(Bucket="cache", Key=path)["Body"].read())
             started = time.monotonic()
             with concurrent.futures.ThreadPoolExecutor(8) as pool:
                 fetched = sum(pool.map(fetch, paths))
-            rows[f"{store}-transfer"] = {"label": f"{store}-transfer", "wall_s": round(time.monotonic() - started, 3),
-                                         "objects": len(paths), "bytes": fetched, "proxy": proxy(store, "reset")}
-            for kind in ("write", "read", "warm"):
-                rows[f"{store}-{kind}"]["same_site"] = same("out-none", f"out-{store}-{kind}")
+            return {"wall_s": round(time.monotonic() - started, 3), "objects": len(paths), "bytes": fetched, "proxy": proxy(store, "reset")}
 
-        json.dump(rows, open(r + "/remote.json", "w"), indent=1)
-        none = rows["none"]["wall_s"]
-        print(f"\n{a.pages} pages, {images} images, {rows['none']['encoded']} variants; each request to a store delayed {a.delay_ms:g} ms\n")
-        print("| run | wall s | CPU s | ratio | requests per image (up / down) | kB per image (up / down) | same site |")
+        def same(a_, b_):
+            return subprocess.run(["diff", "-rq", f"{r}/{a_}", f"{r}/{b_}"], capture_output=True).returncode == 0
+
+        def median(values):
+            values = sorted(values)
+            return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+
+        # Cold builds alternate, without and with the remote, so that what else the machine does falls on both.
+        results = {}
+        for store in stores:
+            pairs, reads = [], []
+            for run in range(a.pairs):
+                none = build(f"none-{store}{run}", "none", f"cache-none-{store}{run}", f"out-none-{store}{run}")
+                proxy(store, "reset")
+                write = build(f"{store}-write{run}", f"{store}{run}", f"cache-{store}-write{run}", f"out-{store}-write{run}")
+                write["proxy"] = proxy(store, "reset")
+                write["same_site"] = same(f"out-none-{store}{run}", f"out-{store}-write{run}")
+                pairs.append({"none": none, "write": write, "ratio": round(write["wall_s"] / none["wall_s"], 3)})
+            last = a.pairs - 1
+            for run in range(a.pairs):
+                read = build(f"{store}-read{run}", f"{store}{last}", f"cache-{store}-read{run}", f"out-{store}-read{run}")
+                read["proxy"] = proxy(store, "reset")
+                read["same_site"] = same(f"out-none-{store}{last}", f"out-{store}-read{run}")
+                warm = build(f"{store}-warm{run}", f"{store}{last}", f"cache-{store}-read{run}", f"out-{store}-warm{run}")
+                warm["proxy"] = proxy(store, "reset")
+                warm["same_site"] = same(f"out-none-{store}{last}", f"out-{store}-warm{run}")
+                moved = transfer(store, last)
+                reads.append({"read": read, "warm": warm, "transfer": moved,
+                              "ratio": round(read["wall_s"] / (warm["wall_s"] + moved["wall_s"]), 3)})
+            results[store] = {"pairs": pairs, "reads": reads}
+        json.dump(results, open(r + "/remote.json", "w"), indent=1)
+
+        images = results[stores[0]]["pairs"][0]["none"]["images"]
+        print(f"\n{a.pages} pages, {images} images, {results[stores[0]]['pairs'][0]['none']['encoded']} variants; "
+              f"each request to a store delayed {a.delay_ms:g} ms; {a.pairs} alternating runs of each, medians\n")
+        print("| store | build | wall s | ratio (each run) | requests per image: up / down | kB per image: up / down | same site |")
         print("|---|---|---|---|---|---|---|")
-        print(f"| cold, no remote | {none:.2f} | {rows['none']['cpu_s']:.2f} | 1 | | | |")
-        for store in a.stores.split(","):
-            w, rd, wm, t = (rows[f"{store}-{k}"] for k in ("write", "read", "warm", "transfer"))
 
-            def per(row):
-                m = row["proxy"]["by_method"]
-                up = sum(v for k, v in m.items() if k in ("PUT", "POST", "DELETE"))
-                down = sum(v for k, v in m.items() if k not in ("PUT", "POST", "DELETE"))
-                return (f"{(up + down) / images:.2f} ({up / images:.2f} / {down / images:.2f})",
-                        f"{row['proxy']['bytes_up'] / images / 1e3:.0f} / {row['proxy']['bytes_down'] / images / 1e3:.0f}")
+        def per_image(row):
+            m = row["proxy"]["by_method"]
+            up = sum(v for k, v in m.items() if k in ("PUT", "POST", "DELETE"))
+            down = sum(v for k, v in m.items() if k not in ("PUT", "POST", "DELETE"))
+            return (f"{up / images:.2f} / {down / images:.2f}",
+                    f"{row['proxy']['bytes_up'] / images / 1e3:.0f} / {row['proxy']['bytes_down'] / images / 1e3:.0f}")
+        for store in stores:
             name = {"dav": "WebDAV (nginx)", "s3": "S3 (moto)"}[store]
-            req, kb = per(w)
-            print(f"| {name}: cold, writing back | {w['wall_s']:.2f} | {w['cpu_s']:.2f} | **{w['wall_s'] / none:.3f}** x no remote | {req} | {kb} | {w['same_site']} |")
-            req, kb = per(rd)
-            base = wm["wall_s"] + t["wall_s"]
-            print(f"| {name}: second machine, reading through | {rd['wall_s']:.2f} | {rd['cpu_s']:.2f} | **{rd['wall_s'] / base:.3f}** x (warm + transfer) | {req} | {kb} | {rd['same_site']} |")
-            print(f"| {name}: same machine again, warm (output wiped) | {wm['wall_s']:.2f} | {wm['cpu_s']:.2f} | | {wm['proxy']['requests']} requests | | {wm['same_site']} |")
-            print(f"| {name}: the read's objects fetched alone, 8 at a time | {t['wall_s']:.2f} | | | {t['objects']} objects | {t['bytes'] / images / 1e3:.0f} down | |")
+            pairs, reads = results[store]["pairs"], results[store]["reads"]
+            none = median([p["none"]["wall_s"] for p in pairs])
+            print(f"| {name} | cold, no remote | {none:.2f} | | | | |")
+            req, kb = per_image(pairs[-1]["write"])
+            print(f"| {name} | cold, writing back to an empty store | {median([p['write']['wall_s'] for p in pairs]):.2f} | "
+                  f"**{median([p['ratio'] for p in pairs]):.3f}** x no remote ({', '.join(str(p['ratio']) for p in pairs)}) | {req} | {kb} | "
+                  f"{all(p['write']['same_site'] for p in pairs)} |")
+            req, kb = per_image(reads[-1]["read"])
+            print(f"| {name} | second machine, reading through | {median([x['read']['wall_s'] for x in reads]):.2f} | "
+                  f"**{median([x['ratio'] for x in reads]):.3f}** x (warm + transfer) ({', '.join(str(x['ratio']) for x in reads)}) | {req} | {kb} | "
+                  f"{all(x['read']['same_site'] for x in reads)} |")
+            print(f"| {name} | warm local build (output wiped) | {median([x['warm']['wall_s'] for x in reads]):.2f} | | "
+                  f"{sum(x['warm']['proxy']['requests'] for x in reads)} requests | | {all(x['warm']['same_site'] for x in reads)} |")
+            print(f"| {name} | transfer: the same {reads[-1]['transfer']['objects']} objects fetched alone, 8 at a time | "
+                  f"{median([x['transfer']['wall_s'] for x in reads]):.2f} | | | {reads[-1]['transfer']['bytes'] / images / 1e3:.0f} down | |")
     finally:
         for p in reversed(children):
             p.terminate()

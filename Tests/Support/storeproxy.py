@@ -3,7 +3,7 @@
 every request, as a store in another region would, counts requests and bytes each way, and can answer
 some requests itself with a throttling status (S3's 503 SlowDown) before passing the rest on.
 
-    python3 Tests/Support/storeproxy.py --upstream http://127.0.0.1:9000 [--port 0] [--delay-ms 25] [--watch-parent]
+    python3 Tests/Support/storeproxy.py --upstream http://127.0.0.1:9000 [--port 0] [--delay-ms 25] [--log FILE] [--watch-parent]
 
 Prints one line once it listens:  READY <port>
 The Host header is passed on unchanged, so AWS Signature V4 signatures made for the proxy's address
@@ -13,6 +13,7 @@ still verify at the store. Control (not delayed, not counted):
     GET /__proxy/throttle?count=K&status=503[&retry_after=S]   the next K requests get that status
     GET /__proxy/delay?ms=M                                    changes the delay
 bytes_up and bytes_down count request and response bodies (what the store stores and sends), not headers.
+With --log, one line per request: arrival and end (seconds, monotonic), method, path, status, bytes each way.
 """
 import argparse, http.client, json, os, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,7 +36,7 @@ class State:
         self.throttled = 0
 
 
-def handler(upstream, state):
+def handler(upstream, state, log):
     host, port = upstream.hostname, upstream.port or 80
     local = threading.local()
 
@@ -71,6 +72,7 @@ def handler(upstream, state):
         def relay(self):
             if self.path.startswith("/__proxy/"):
                 return self.control()
+            arrived = time.monotonic()
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             with state.lock:
@@ -104,6 +106,9 @@ def handler(upstream, state):
                         return self.send(502, b"upstream failed")
             with state.lock:
                 state.bytes_down += len(data)
+                if log:
+                    log.write(f"{arrived:.4f} {time.monotonic():.4f} {self.command} {self.path} {response.status} {len(body)} {len(data)}\n")
+                    log.flush()
             out = [(n, v) for n, v in response.getheaders() if n.lower() not in HOP and n.lower() != "content-length"]
             self.send_response(response.status)
             for name, value in out:
@@ -124,10 +129,12 @@ def main():
     ap.add_argument("--upstream", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--delay-ms", type=float, default=25)
+    ap.add_argument("--log", help="a line per request: times, method, path, status, bytes")
     ap.add_argument("--watch-parent", action="store_true", help="exit when the parent process ends")
     a = ap.parse_args()
     state = State(a.delay_ms / 1000)
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), handler(urllib.parse.urlsplit(a.upstream), state))
+    log = open(a.log, "a") if a.log else None
+    server = ThreadingHTTPServer(("127.0.0.1", a.port), handler(urllib.parse.urlsplit(a.upstream), state, log))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"READY {server.server_address[1]}", flush=True)

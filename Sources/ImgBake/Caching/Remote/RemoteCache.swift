@@ -230,12 +230,8 @@ public final class RemoteCache: Sendable {
             guard let blob = row.blob else { return (row, nil) }
             return pack.blobs[blob].map { (row, $0) }
         }
-        let placeholders = pack.placeholders.sorted { $0.key < $1.key }
-        if !rows.isEmpty || !placeholders.isEmpty {
-            _ = await local.storeVariants(rows, of: pack.originalBlob, placeholder: placeholders.first.map { ($0.key, $0.value) }, now: now)
-            for (kind, value) in placeholders.dropFirst() {
-                _ = await local.storeVariants([], of: pack.originalBlob, placeholder: (kind, value), now: now)
-            }
+        if !rows.isEmpty || !pack.placeholders.isEmpty {
+            await local.storeFetchedVariants(rows, of: pack.originalBlob, placeholders: pack.placeholders, now: now)
         }
         if isWritable, now - pack.written > Self.refreshAge { refresh(pack.key) }
     }
