@@ -6,9 +6,8 @@ extension ImageManager {
     /// placeholders). The original's bytes stay in the remote until a transform needs them
     /// (`localiseOriginal`).
     nonisolated func remoteOriginal(_ key: OriginalKey) async -> OriginalRecord? {
-        guard let remote, let (pack, first) = await remote.pack(.original(key)), let original = pack.original else { return nil }
-        if first { await remote.keep(pack, original: true, now: now()) }
-        return original.record
+        guard let remote, let contents = await remote.localise(.original(key)), contents.hasOriginal else { return nil }
+        return try? await cache.original(key)
     }
 
     /// Adds to what the local cache had the variants (and placeholder) the image's pack has. Asked
@@ -19,9 +18,8 @@ extension ImageManager {
         let missing = keys.filter { local.variants[$0] == nil }
         let wanted = local.placeholder == nil ? kind : nil
         guard let remote, !missing.isEmpty || wanted != nil,
-              let (pack, first) = await remote.pack(PackKey.of(record)), pack.originalBlob == record.blob else { return local }
-        if first { await remote.keep(pack, original: false, now: now()) }
-        guard missing.contains(where: { pack.variants[$0] != nil }) || wanted.map({ pack.placeholders[$0] != nil }) == true,
+              let contents = await remote.localise(PackKey.of(record)), contents.originalBlob == record.blob,
+              missing.contains(where: contents.variants.contains) || wanted.map(contents.placeholders.contains) == true,
               let found = try? await cache.storedVariants(missing, placeholder: wanted, of: record.blob) else { return local }
         return (local.variants.merging(found.variants) { a, _ in a }, local.placeholder ?? found.placeholder)
     }

@@ -1,20 +1,22 @@
-/// What the remote holds in an image's pack, as far as this build knows: from its read, or its own write.
-struct PackContents: Sendable {
+/// What the remote holds in an image's pack, as far as this build knows (from its read, or its own
+/// write): which variants and placeholders, not their records, which are in the local cache. Kept for
+/// every image a build looks up, so it is small.
+struct PackContents: Sendable, Equatable {
     var originalBlob: BlobID
-    var original: (record: OriginalRecord, credits: Credits)?
-    var variants: [VariantKey: VariantRecord]
-    var placeholders: [String: String]
+    var hasOriginal: Bool
+    var variants: Set<VariantKey>
+    var placeholders: Set<String>
 
-    init(originalBlob: BlobID, original: (record: OriginalRecord, credits: Credits)?, variants: [VariantKey: VariantRecord],
-         placeholders: [String: String]) {
+    init(originalBlob: BlobID, hasOriginal: Bool, variants: Set<VariantKey>, placeholders: Set<String>) {
         self.originalBlob = originalBlob
-        self.original = original
+        self.hasOriginal = hasOriginal
         self.variants = variants
         self.placeholders = placeholders
     }
 
     init(_ pack: Pack) {
-        self.init(originalBlob: pack.originalBlob, original: pack.original, variants: pack.variants, placeholders: pack.placeholders)
+        self.init(originalBlob: pack.originalBlob, hasOriginal: pack.original != nil, variants: Set(pack.variants.keys),
+                  placeholders: Set(pack.placeholders.keys))
     }
 }
 
@@ -39,9 +41,8 @@ struct PackDraft: Sendable {
 /// Packs read, known and being written, by key.
 struct PackBook: Sendable {
     enum Fetch: Sendable {
-        case running(Task<Pack?, Never>)
-        /// Its records (the bytes went to the local cache).
-        case done(Pack?)
+        case running(Task<PackContents?, Never>)
+        case done(PackContents?)
     }
 
     enum Known: Sendable {
@@ -208,9 +209,12 @@ extension RemoteCache {
         // Every way out clears what was taken (a job that returned early with its draft still new would
         // be queued again at once, for ever).
         defer { finish(key) }
+        // What is taken moves out of the draft: a pack written holds it, and the draft stays small.
         guard let draft = book.withLock({ book -> PackDraft? in
-            guard var draft = book.drafts[key] else { return nil }
-            defer { draft.dirty = false; draft.refresh = false; book.drafts[key] = draft }
+            guard let draft = book.drafts[key] else { return nil }
+            var left = PackDraft(originalBlob: draft.originalBlob)
+            left.scheduled = draft.scheduled
+            book.drafts[key] = left
             return draft
         }) else { return }
         guard await layout() != .unusable else { return }
@@ -218,23 +222,24 @@ extension RemoteCache {
         guard isWritable else { return }
         // What the remote holds: known from this build's read or write, else asked now (a --shard build
         // whose local cache had the image), so that nothing another machine put there is lost.
-        if book.withLock({ $0.remote[key] }) == nil, let (pack, first) = await pack(key), first {
-            await keep(pack, original: false, now: clock())
-        }
+        if book.withLock({ $0.remote[key] }) == nil { _ = await localise(key) }
         let known = book.withLock { $0.remote[key] } ?? .absent
         var base: PackContents?
         if case .holds(let held) = known, held.originalBlob == draft.originalBlob { base = held }
 
         let new = base.map { base in
-            draft.variants.keys.contains { base.variants[$0] == nil }
-                || draft.placeholders.contains { base.placeholders[$0.key] != $0.value }
-                || (draft.original != nil && base.original == nil)
+            draft.variants.keys.contains { !base.variants.contains($0) } || draft.placeholders.keys.contains { !base.placeholders.contains($0) }
+                || (draft.original != nil && !base.hasOriginal)
         } ?? true
         guard new || draft.refresh else {
             state.withLock { $0.counters.alreadyThere += 1 }
             return
         }
-        let original = draft.original ?? base?.original
+        var original = draft.original
+        if original == nil, base?.hasOriginal == true, case .original(let originalKey) = key,
+           let record = try? await local.original(originalKey), record.blob == draft.originalBlob {
+            original = (record, await local.credits(of: record.blob) ?? Credits())
+        }
         if case .original = key, original == nil { return }
 
         let lost = book.withLock { $0.missingBlobs.contains(draft.originalBlob) }
@@ -246,9 +251,19 @@ extension RemoteCache {
             book.withLock { _ = $0.missingBlobs.remove(draft.originalBlob) }
         }
 
-        var variants = base?.variants ?? [:]
+        // What the remote had, from the local cache (a read keeps a pack there), then what this build made.
+        var variants: [VariantKey: VariantRecord] = [:]
+        var placeholders: [String: String] = [:]
+        if let base {
+            variants = (try? await local.storedVariants(Array(base.variants), placeholder: nil, of: base.originalBlob))?.variants ?? [:]
+            for kind in base.placeholders {
+                if let value = (try? await local.storedVariants([], placeholder: kind, of: base.originalBlob))?.placeholder {
+                    placeholders[kind] = value
+                }
+            }
+        }
+        let shrinks = base.map { variants.count < $0.variants.count || placeholders.count < $0.placeholders.count } ?? false
         variants.merge(draft.variants) { _, made in made }
-        var placeholders = base?.placeholders ?? [:]
         placeholders.merge(draft.placeholders) { _, made in made }
         var blobs: [(BlobID, [UInt8])] = []
         var kept: [VariantKey: VariantRecord] = [:]
@@ -260,7 +275,7 @@ extension RemoteCache {
             kept[row.key] = row
         }
         // A refresh never makes a pack smaller than the one it replaces.
-        if draft.refresh && !new && kept.count < variants.count { return }
+        if draft.refresh && !new && (shrinks || kept.count < variants.count) { return }
         if let original, original.record.format == .svg {
             guard case .found(let bytes) = await local.readBlob(original.record.blob) else { return }
             blobs.append((original.record.blob, bytes))
@@ -269,8 +284,8 @@ extension RemoteCache {
                                 placeholders: placeholders, blobs: blobs, written: clock())
         guard await put(RemotePath.pack(key), bytes, contentType: "application/octet-stream") else { return }
         book.withLock {
-            $0.remote[key] = .holds(PackContents(originalBlob: draft.originalBlob, original: original, variants: kept,
-                                                 placeholders: placeholders))
+            $0.remote[key] = .holds(PackContents(originalBlob: draft.originalBlob, hasOriginal: original != nil,
+                                                 variants: Set(kept.keys), placeholders: Set(placeholders.keys)))
         }
     }
 

@@ -135,44 +135,52 @@ public final class RemoteCache: Sendable {
         guard isWritable else { return }
         markerWrite.withLock {
             $0 = Task {
-                // No pack goes to a store whose marker does not say layout 2 is there.
-                if !(await self.put(RemotePath.layout, layout.bytes)) {
-                    self.state.withLock { $0.turnOff(writes: .failing("layout.json could not be written")) }
-                }
+                // No pack goes to a store whose marker does not say layout 2 is there. Several builds may
+                // write the marker at once (shards starting together): when this one's write fails, the
+                // marker may still be there, written by another.
+                guard !(await self.put(RemotePath.layout, layout.bytes)), self.isWritable else { return }
+                let (answer, elapsed, retries) = await self.store.get(RemotePath.layout, limit: 64 << 10)
+                self.account(answer, elapsed, retries, writing: false)
+                if case .found(let bytes) = answer, RemoteLayout.parse(bytes)?.holdsThisVersion == true { return }
+                self.state.withLock { $0.turnOff(writes: .failing("layout.json could not be written")) }
             }
         }
     }
 
     // MARK: Reading
 
-    /// The pack of `key`, asked for at most once per build. `first` is true for one caller only: the
-    /// one that gets its bytes and keeps them in the local cache (`keep`); later callers get its records.
-    func pack(_ key: PackKey) async -> (pack: Pack, first: Bool)? {
-        enum Step { case wait(Task<Pack?, Never>, first: Bool), done(Pack?) }
+    /// The pack of `key`, asked for at most once per build and kept in the local cache: its variants and
+    /// placeholders, and its original's record when the local cache has none for the key (its bytes
+    /// stay in the remote unless they are its output: SVG). What it held, or nil when there is none.
+    /// Callers then find it in the local cache.
+    func localise(_ key: PackKey) async -> PackContents? {
+        enum Step { case wait(Task<PackContents?, Never>), done(PackContents?) }
         let step = book.withLock { book -> Step in
             switch book.fetches[key] {
-            case .running(let task): return .wait(task, first: false)
-            case .done(let pack): return .done(pack)
+            case .running(let task): return .wait(task)
+            case .done(let contents): return .done(contents)
             case nil:
-                let task = Task { await self.fetch(key) }
+                let task = Task { await self.fetchAndKeep(key) }
                 book.fetches[key] = .running(task)
-                return .wait(task, first: true)
+                return .wait(task)
             }
         }
         switch step {
-        case .done(let pack): return pack.map { ($0, false) }
-        case .wait(let task, let first):
-            let pack = await task.value
-            if first {
-                book.withLock { book in
-                    var stripped = pack
-                    stripped?.blobs = [:]
-                    book.fetches[key] = .done(stripped)
-                    book.remote[key] = pack.map { .holds(PackContents($0)) } ?? .absent
-                }
-            }
-            return pack.map { ($0, first) }
+        case .done(let contents): return contents
+        case .wait(let task): return await task.value
         }
+    }
+
+    private func fetchAndKeep(_ key: PackKey) async -> PackContents? {
+        let pack = await fetch(key)
+        if let pack { await keep(pack) }
+        let contents = pack.map(PackContents.init)
+        book.withLock { book in
+            book.fetches[key] = .done(contents)
+            book.remote[key] = contents.map { .holds($0) } ?? .absent
+        }
+        if let pack, isWritable, clock() - pack.written > Self.refreshAge { refresh(key) }
+        return contents
     }
 
     private func fetch(_ key: PackKey) async -> Pack? {
@@ -219,10 +227,10 @@ public final class RemoteCache: Sendable {
         }
     }
 
-    /// Keeps what `pack` holds in the local cache: its variants (verified) and placeholders, and with
-    /// `original`, the original's record (its bytes stay in the remote unless they are its output: SVG).
-    func keep(_ pack: Pack, original: Bool, now: Double) async {
-        if original, let found = pack.original {
+    /// Keeps what `pack` holds in the local cache (everything in it was verified by `Pack.decode`).
+    private func keep(_ pack: Pack) async {
+        let now = clock()
+        if case .original(let key) = pack.key, let found = pack.original, (try? await local.original(key)) == nil {
             await local.storeRemoteOriginal(found.record, credits: found.credits, now: now)
             if found.record.format == .svg, let bytes = pack.blobs[found.record.blob] { await local.storeBlob(bytes, as: found.record.blob) }
         }
@@ -233,7 +241,6 @@ public final class RemoteCache: Sendable {
         if !rows.isEmpty || !pack.placeholders.isEmpty {
             await local.storeFetchedVariants(rows, of: pack.originalBlob, placeholders: pack.placeholders, now: now)
         }
-        if isWritable, now - pack.written > Self.refreshAge { refresh(pack.key) }
     }
 
     /// The bytes of original `id` from the remote, if they hash to `id`. Bytes that do not are a miss
