@@ -241,8 +241,8 @@ import ImgBakeTestSupport
         let contents = XMLText.elements("Contents", in: s3)
         #expect(contents.count == 2)
         #expect(XMLText.elements("Key", in: contents[1]).first.map(XMLText.unescape) == "site/v2/blobs/a&b")
-        #expect(XMLText.elements("LastModified", in: contents[0]).first.flatMap { ISODate.parse(String($0)) } == 1_795_593_600)
-        #expect(XMLText.elements("LastModified", in: contents[1]).first.flatMap { ISODate.parse(String($0)) } == 1_795_507_200)
+        #expect(XMLText.elements("LastModified", in: contents[0]).first.flatMap { StoreDate.iso8601(String($0)) } == 1_795_593_600)
+        #expect(XMLText.elements("LastModified", in: contents[1]).first.flatMap { StoreDate.iso8601(String($0)) } == 1_795_507_200)
         #expect(XMLText.elements("IsTruncated", in: s3) == ["true"])
         // nginx's dav-ext module: D: prefixes, a collection, a self-closing element.
         let dav = """

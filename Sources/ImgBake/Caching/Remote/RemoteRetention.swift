@@ -131,7 +131,7 @@ public enum RemoteRetention {
                     guard let key = XMLText.elements("Key", in: item).first.map(XMLText.unescape) else { continue }
                     last = key
                     guard let size = XMLText.elements("Size", in: item).first.flatMap({ Int($0) }),
-                          let modified = XMLText.elements("LastModified", in: item).first.flatMap({ ISODate.parse(String($0)) }) else {
+                          let modified = XMLText.elements("LastModified", in: item).first.flatMap({ StoreDate.iso8601(String($0)) }) else {
                         continue
                     }
                     objects.append(Object(path: root.isEmpty ? key : String(key.dropFirst(root.count + 1)), bytes: size, modified: modified))
@@ -182,7 +182,7 @@ public enum RemoteRetention {
                         continue
                     }
                     guard let size = XMLText.elements("getcontentlength", in: response).first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-                          let modified = XMLText.elements("getlastmodified", in: response).first.flatMap({ HTTPDate.parse(String($0).trimmingCharacters(in: .whitespacesAndNewlines))?.timeIntervalSince1970 }) else {
+                          let modified = XMLText.elements("getlastmodified", in: response).first.flatMap({ StoreDate.rfc1123(String($0)) }) else {
                         continue
                     }
                     objects.append(Object(path: relative, bytes: size, modified: modified))
@@ -271,11 +271,19 @@ enum XMLText {
     }
 }
 
-/// S3's dates (ISO 8601); WebDAV's are HTTP dates (`HTTPDate`).
-enum ISODate {
-    static func parse(_ text: String) -> Double? {
+/// The two date forms stores send, as Unix seconds: S3's ISO 8601 and WebDAV's HTTP dates (RFC 1123).
+enum StoreDate {
+    static func iso8601(_ text: String) -> Double? {
         let withFraction = ISO8601DateFormatter()
         withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return (withFraction.date(from: text) ?? ISO8601DateFormatter().date(from: text))?.timeIntervalSince1970
+    }
+
+    static func rfc1123(_ text: String) -> Double? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines))?.timeIntervalSince1970
     }
 }

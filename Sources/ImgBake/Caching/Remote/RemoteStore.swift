@@ -1,3 +1,4 @@
+import Foundation
 import Curl
 import Digest
 
@@ -72,18 +73,18 @@ final class RemoteStore: Sendable {
     }
 
     /// The answer, the time it took (retries and their waits included), and how many retries it took.
-    typealias Outcome = (answer: RemoteAnswer, elapsed: Duration, retries: Int)
+    typealias Exchange = (answer: RemoteAnswer, elapsed: Duration, retries: Int)
 
-    func get(_ object: String, limit: Int? = nil) async -> Outcome {
+    func get(_ object: String, limit: Int? = nil) async -> Exchange {
         await perform(request(.get, url(of: object), body: [], limit: limit ?? maxBytes))
     }
 
-    func head(_ object: String) async -> Outcome {
+    func head(_ object: String) async -> Exchange {
         await perform(request(.head, url(of: object), body: [], limit: maxBytes))
     }
 
     /// `payloadHash`: the body's SHA-256 in hex when the caller knows it (a blob's id is its hash).
-    func put(_ object: String, _ body: [UInt8], contentType: String, payloadHash: String? = nil) async -> Outcome {
+    func put(_ object: String, _ body: [UInt8], contentType: String, payloadHash: String? = nil) async -> Exchange {
         var request = request(.put, url(of: object), body: body, limit: 1 << 20, payloadHash: payloadHash)
         request.headers.append("Content-Type: \(contentType)")
         return await perform(request)
@@ -91,7 +92,7 @@ final class RemoteStore: Sendable {
 
     /// Any request to a full URL (listings and deletions of `RemoteRetention`), with extra headers.
     func send(_ method: TransferRequest.Method, url: String, body: [UInt8] = [], headers: [String] = [],
-              limit: Int = 64 << 20) async -> Outcome {
+              limit: Int = 64 << 20) async -> Exchange {
         var request = request(method, url, body: body, limit: limit)
         request.headers += headers
         return await perform(request)
@@ -124,13 +125,14 @@ final class RemoteStore: Sendable {
         return request
     }
 
-    private func perform(_ request: TransferRequest) async -> Outcome {
+    private func perform(_ request: TransferRequest) async -> Exchange {
         let started = ContinuousClock.now
         var attempt = 0
         while true {
             let outcome = await session.perform(request)
             if case .success(let response) = outcome, response.status == 429 || response.status == 503, attempt < retries {
-                let asked = response.header("retry-after").flatMap(RetryAfter.parse)
+                // Seconds (what S3 and nginx send); an HTTP date is left to the backoff.
+                let asked = response.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds($0) }
                 let delay = asked.map { min($0, Self.maxRetryAfter) } ?? jittered(attempt)
                 attempt += 1
                 try? await Task.sleep(for: delay)
