@@ -134,6 +134,9 @@ def main():
     a = ap.parse_args()
     state = State(a.delay_ms / 1000)
     log = open(a.log, "a") if a.log else None
+    # A listen backlog like a real server's: Python's default of 5 dropped connections when a client
+    # opened 8 at once, and the kernel's retry of the SYN delayed that request by up to a second.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", a.port), handler(urllib.parse.urlsplit(a.upstream), state, log))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
