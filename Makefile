@@ -9,8 +9,9 @@ export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-w
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
-        python3-pip openssl curl make nginx hugo \
+        python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
         jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core
+# libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
 # the MkDocs example needs mkdocs-material, also from PyPI.
 MOTO := moto[server]>=5,<6
