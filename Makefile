@@ -22,7 +22,7 @@ MKDOCS := mkdocs-material>=9,<10
 # action.yml, zsh and fish to check their completion scripts.
 DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 
-.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale vitals stress fuzz sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
 
 deps:
@@ -114,6 +114,13 @@ stress: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) sh Tests/Fuzz/fuzz.sh
+
+# Deep fuzzing: every target for FUZZ_LONG_SECONDS (default 20 minutes; set it higher to go further),
+# FUZZ_JOBS at once, then each corpus minimised back into Tests/Fuzz/<name>/corpus (commit it).
+FUZZ_LONG_SECONDS ?= 1200
+FUZZ_JOBS ?= 1
+fuzz-long: deps
+	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_MINIMISE=1 sh Tests/Fuzz/fuzz.sh
 
 # The test suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer, each in its own
 # scratch path; the imgbake binaries the tests start are built the same way. Options and suppressions,

@@ -75,8 +75,11 @@ let package = Package(
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
         // real builds, the real binary), sharing a support library.
         .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims", "Locking"], path: "Tests/TestSupport"),
+        // The properties the fuzz targets check (Tests/Fuzz): beside the fuzz programs, out of the library;
+        // the unit tests replay the committed corpus through them (FuzzSeedTests).
+        .target(name: "FuzzProperties", dependencies: ["ImgBake"], path: "Tests/Fuzz/Properties"),
         .testTarget(name: "ImgBakeUnitTests",
-                    dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "FuzzProperties", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
                                    .product(name: "Yams", package: "Yams")],
                     path: "Tests/UnitTests"),
         .testTarget(name: "ImgBakeEndToEndTests",
@@ -86,7 +89,7 @@ let package = Package(
 )
 
 // libFuzzer targets (`make fuzz`, docs/FUZZING.md): `fuzz-<name>` checks `FuzzTarget.<name>`'s properties;
-// Tests/Fuzz/<name>/seeds is its seed corpus, tokens.dict its dictionary. CLibFuzzer only declares
+// Tests/Fuzz/<name>/corpus is its minimised corpus, tokens.dict its dictionary. CLibFuzzer only declares
 // libFuzzer's driver, which -sanitize=fuzzer links in. Only in fuzz builds (Tests/Fuzz/fuzz.sh sets
 // IMGBAKE_FUZZ): `swift build --build-tests` builds every target, and compiling and linking six more
 // executables cost each `make test` several seconds. `make test` replays the seeds in-process
@@ -94,10 +97,10 @@ let package = Package(
 if ProcessInfo.processInfo.environment["IMGBAKE_FUZZ"] != nil {
     package.targets += [
         .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
-        .target(name: "FuzzDriver", dependencies: ["ImgBake", "CLibFuzzer"], path: "Tests/Fuzz/Driver"),
+        .target(name: "FuzzDriver", dependencies: ["FuzzProperties", "CLibFuzzer"], path: "Tests/Fuzz/Driver"),
     ]
-    for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite"] {
+    for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite", "remote-pack"] {
         package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/\(name)",
-                                                 exclude: ["seeds", "tokens.dict"]))
+                                                 exclude: ["corpus", "tokens.dict"]))
     }
 }

@@ -62,6 +62,7 @@ edited = os.path.join(site, "section00", "page00001.html")
 open(edited, "a").write("<p>edited</p>\n")
 run("one-edit")
 origin.terminate()
+origin.wait()  # every child waited for
 if a.keep:
     print("\nkept: %s (site/, out/, cache/)" % work)
 else:

@@ -91,3 +91,4 @@ for references in [int(x) for x in a.refs.split(",")]:
     else:
         shutil.rmtree(work)
 origin.terminate()
+origin.wait()  # every child waited for

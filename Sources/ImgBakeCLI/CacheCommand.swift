@@ -71,7 +71,7 @@ struct CacheCommand: AsyncParsableCommand {
     struct GC: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
-            abstract: "Evict least recently used entries until the cache fits a size; with --remote, bound the remote cache.",
+            abstract: "Evict least recently used entries until the cache fits a size, forget sites whose folder is gone; with --remote, bound the remote cache.",
             discussion: """
                 With --remote: the remote cache named by cache.remote in the configuration file (credentials from the \
                 environment, as for a build) loses its objects written longer ago than --max-age, then the oldest ones \
@@ -107,7 +107,10 @@ struct CacheCommand: AsyncParsableCommand {
             let lock = try location.lockExclusively()
             defer { _ = lock }
             let budget = ByteSize.parse(maxSize!)!
-            let report = try CacheMaintenance.collect(try location.open(), maxBytes: budget)
+            let cache = try location.open()
+            let forgotten = try CacheMaintenance.forgetSitesGone(cache)
+            let report = try CacheMaintenance.collect(cache, maxBytes: budget)
+            if forgotten > 0 { print("forgot the page states of \(forgotten) site\(forgotten == 1 ? "" : "s") whose folder is gone") }
             print("evicted \(report.removedEntries) entries, removed \(report.removedFiles) files (\(ByteCount.describe(report.freedBytes))); \(ByteCount.describe(report.remainingBytes)) left")
         }
 

@@ -116,6 +116,38 @@ import ImgBakeTestSupport
         #expect(stats.originals == 0 && stats.variants == 0 && stats.blobFiles == 0)
     }
 
+    /// A CI runner building into a new temporary output each time leaves a set of page states per run:
+    /// `cache gc` forgets those whose output (or site) folder is gone, keeps the others, and a build of
+    /// a kept one still knows its pages (nothing to do), while the blobs of forgotten pages go.
+    @Test func gcForgetsTheStatesOfSitesWhoseFolderIsGone() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
+        var config = site.configuration(origin: origin)
+        for run in 1...3 {
+            config.outputDirectory = site.folder.path + "/out\(run)"
+            _ = try await site.build(config)
+        }
+        try FileManager.default.removeItem(atPath: site.folder.path + "/out1")
+        try FileManager.default.removeItem(atPath: site.folder.path + "/out2")
+        let before = try ImageCache(directory: site.cache)
+        #expect(try before.index.stateRoots().count == 3)
+        let pageBlobs = try before.index.pageBlobs()
+
+        let gc = try await runImgbake(["cache", "gc", "--cache-dir", site.cache, "--max-size", "1GB"])
+        #expect(gc.status == 0)
+        #expect(gc.stdout.contains("forgot the page states of 2 sites whose folder is gone"), "\(gc.stdout)")
+        let after = try ImageCache(directory: site.cache)
+        let kept = try after.index.stateRoots()
+        #expect(kept.count == 1 && kept.first?.hasSuffix("/out3") == true, "\(kept)")
+        #expect(try after.index.pageBlobs().count == pageBlobs.count - 2 || pageBlobs.count == 1, "one page blob per output, unless they are the same bytes")
+        let again = try await site.build(config)
+        #expect(again.summary.pagesWritten == 0 && again.summary.pagesScanned == 0, "a kept site's pages are known: \(again.summary)")
+
+        let twice = try await runImgbake(["cache", "gc", "--cache-dir", site.cache, "--max-size", "1GB"])
+        #expect(!twice.stdout.contains("forgot"), "nothing more to forget: \(twice.stdout)")
+    }
+
     @Test func sizesParse() {
         #expect(ByteSize.parse("50MB") == 50_000_000)
         #expect(ByteSize.parse("5GB") == 5_000_000_000)

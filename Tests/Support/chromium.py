@@ -89,4 +89,14 @@ class Browser:
 
     def close(self):
         self.ws.close()
-        self.process.terminate()
+        stop(self.process)
+
+
+def stop(process, grace=10):
+    """Ends a child and waits for it (no zombie left behind): SIGTERM, then SIGKILL after `grace` s."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -117,7 +117,18 @@ package final class ChildProcess: @unchecked Sendable {
         if ended == nil { kill(pid, signal) }
     }
 
-    package func terminate() { send(SIGTERM) }
+    /// Asks the child to end (SIGTERM) and has it waited for on a thread of its own, so no ended
+    /// child is left unreaped (a zombie holding its process slot until the tests end) and no
+    /// cooperative thread blocks; one still running after `grace` is killed (SIGKILL).
+    package func terminate(grace: Double = 5) {
+        send(SIGTERM)
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(grace)
+            while self.isRunning, Date() < deadline { usleep(20_000) }
+            self.send(SIGKILL)
+            _ = self.wait()
+        }
+    }
 
     private func reap(options: Int32) -> Termination? {
         lock.lock()

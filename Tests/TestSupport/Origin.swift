@@ -46,8 +46,8 @@ package final class Origin: @unchecked Sendable {
     }
 
     deinit {
-        // Not wait(): it would block a cooperative thread. The origin exits on SIGTERM at once (a
-        // forked one is reaped by the kernel: the zygote ignores SIGCHLD).
+        // terminate() waits for the child on a thread of its own, not this (maybe cooperative) one; a
+        // forked origin is reaped by the kernel (the zygote ignores SIGCHLD).
         process?.terminate()
         if let forked { kill(forked, SIGTERM) }
     }

@@ -43,6 +43,22 @@ extension CacheIndex {
         }
     }
 
+    /// Every site and output with something recorded (`BuildPlan.stateRoot`: the two paths on two lines).
+    func stateRoots() throws -> [String] {
+        try database.withLock { db in
+            try db.query("SELECT root FROM pages UNION SELECT root FROM placed UNION SELECT root FROM seals").compactMap { $0[0].string }
+        }
+    }
+
+    /// Removes what is recorded about one site and output: page states, placed files, seal.
+    func forget(root: String) throws {
+        try database.withLock { db in
+            try db.transaction {
+                for table in ["pages", "placed", "seals"] { try db.query("DELETE FROM \(table) WHERE root = ?", [.text(root)]) }
+            }
+        }
+    }
+
     public func failureCount() throws -> Int {
         try database.withLock { db in try db.query("SELECT COUNT(*) FROM failures").first?.first?.int ?? 0 }
     }

@@ -124,6 +124,22 @@ public enum CacheMaintenance {
         return report
     }
 
+    /// Forgets the page states, placed files and seal of every site whose folder or output folder is
+    /// gone (`cache gc`): a CI runner building into a new temporary folder each time left one set of
+    /// rows per run, each holding its pages' blobs, for ever. Nothing can be lost by it: a site made
+    /// again at the same place has its pages read again, and files imgbake has no record of placing
+    /// are never removed by it. Returns how many sites were forgotten.
+    public static func forgetSitesGone(_ cache: ImageCache, exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) throws -> Int {
+        var forgotten = 0
+        for root in try cache.index.stateRoots() {
+            let folders = root.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard folders.count == 2, !folders.allSatisfy(exists) else { continue }
+            try cache.index.forget(root: root)
+            forgotten += 1
+        }
+        return forgotten
+    }
+
     /// Removes every blob and row.
     /// Empties the cache of images (see `CacheIndex.removeEverything` for what stays).
     public static func clean(_ cache: ImageCache) throws {

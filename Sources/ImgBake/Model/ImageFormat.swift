@@ -24,7 +24,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// comments and an SVG doctype. (An HTML page with inline SVG is not an image.)
     private static func isSVG(_ head: [UInt8]) -> Bool {
         var text = Array(String(decoding: head, as: UTF8.self).lowercased().utf8)[...]
-        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        text = text.dropFirst(ByteOrderMark.length(text))
         func skip(from start: String, to end: String) -> Bool {
             guard text.starts(with: Array(start.utf8)) else { return false }
             let all = Array(text)

@@ -14,15 +14,15 @@ public struct Edit: Sendable, Hashable {
     }
 }
 
-enum Splicer {
-    struct OverlapError: Error, CustomStringConvertible {
+package enum Splicer {
+    package struct OverlapError: Error, CustomStringConvertible {
         let first: Range<Int>
         let second: Range<Int>
-        var description: String { "overlapping edits \(first) and \(second)" }
+        package var description: String { "overlapping edits \(first) and \(second)" }
     }
 
     /// Applies non-overlapping edits (in any order) back to front.
-    static func apply(_ edits: [Edit], to bytes: [UInt8]) throws(OverlapError) -> [UInt8] {
+    package static func apply(_ edits: [Edit], to bytes: [UInt8]) throws(OverlapError) -> [UInt8] {
         let sorted = edits.sorted { $0.range.lowerBound < $1.range.lowerBound }
         for (a, b) in zip(sorted, sorted.dropFirst()) where a.range.upperBound > b.range.lowerBound {
             throw OverlapError(first: a.range, second: b.range)
@@ -36,9 +36,9 @@ enum Splicer {
 }
 
 /// How replacement text is written into the syntax it replaces.
-enum ReplacementText {
+package enum ReplacementText {
     /// A URL written where `syntax` says it is.
-    static func value(_ url: String, in syntax: ImageReference.Syntax) -> String {
+    package static func value(_ url: String, in syntax: ImageReference.Syntax) -> String {
         switch syntax {
         case .attribute(let quote): attribute(url, quote: quote)
         case .markdownDestination(let angle): markdownDestination(url, angle: angle)

@@ -275,22 +275,44 @@ private struct Tokenizer {
 }
 
 extension CSSScanner {
-    /// The references of CSS text as it is in `file` from byte `start` on (a `<style>` element, a
-    /// stylesheet): a `url()` is replaced inside its parentheses, an `image-set()` candidate whole (it
-    /// becomes one candidate per format). `resolve` gives the image a URL means at a byte offset.
-    static func references(in bytes: ArraySlice<UInt8>, at start: Int, file: SourceFile,
+    /// Where the CSS scanned sits: as written in the file from an offset (a stylesheet, a `<style>`
+    /// element), or decoded from an attribute value (`style`), whose character references make the
+    /// scanned bytes differ from the file's.
+    enum Container {
+        case text(at: Int)
+        case attribute(valueStart: Int, decoded: HTMLEntities.Decoded, quote: UInt8?)
+
+        func fileRange(_ range: Range<Int>) -> Range<Int> {
+            switch self {
+            case .text(let start): start + range.lowerBound..<start + range.upperBound
+            case .attribute(let start, let decoded, _):
+                decoded.rawRange(of: range).lowerBound + start..<decoded.rawRange(of: range).upperBound + start
+            }
+        }
+    }
+
+    /// The references of CSS in `file`, for a stylesheet, a `<style>` element and a `style` attribute
+    /// alike: a `url()` is replaced inside its parentheses, an `image-set()` candidate whole (it becomes
+    /// one candidate per format; not in an unquoted attribute, where its spaces would end the value).
+    /// `resolve` gives the image a URL means at a byte offset of the file.
+    static func references(in bytes: [UInt8], _ container: Container, file: SourceFile,
                            resolve: (String, Int) -> ImageSource?) -> [ImageReference] {
         var references: [ImageReference] = []
-        for url in urls(in: Array(bytes)) {
-            let range = start + url.range.lowerBound..<start + url.range.upperBound
+        let attributeQuote: UInt8?? = if case .attribute(_, _, let quote) = container { .some(quote) } else { nil }
+        for url in urls(in: bytes) {
+            let range = container.fileRange(url.range)
             guard let source = resolve(url.url, range.lowerBound) else { continue }
-            if let candidate = url.candidate {
-                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: start + candidate.range.lowerBound..<start + candidate.range.upperBound,
-                                                 syntax: .cssCandidate(attributeQuote: nil), target: .formatSet(resolution: candidate.resolution)))
+            let location = file.location(ofByte: range.lowerBound)
+            if let candidate = url.candidate, attributeQuote != .some(nil) {
+                references.append(ImageReference(kind: .cssImageSet, source: source, location: location,
+                                                 range: container.fileRange(candidate.range),
+                                                 syntax: .cssCandidate(attributeQuote: attributeQuote ?? nil),
+                                                 target: .formatSet(resolution: candidate.resolution)))
+            } else if let attributeQuote {
+                references.append(ImageReference(kind: .css, source: source, location: location, range: range,
+                                                 syntax: .cssInAttribute(quote: url.quote, attributeQuote: attributeQuote)))
             } else {
-                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: range, syntax: .css(quote: url.quote)))
+                references.append(ImageReference(kind: .css, source: source, location: location, range: range, syntax: .css(quote: url.quote)))
             }
         }
         return references

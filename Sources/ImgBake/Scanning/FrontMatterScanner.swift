@@ -21,7 +21,7 @@ public enum FrontMatterScanner {
     /// The front matter at the start of `bytes`, if any: an opening `---` (YAML) or `+++` (TOML) line,
     /// up to a line that repeats it (YAML may also end with `...`).
     public static func block(in bytes: [UInt8]) -> Block? {
-        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let start = ByteOrderMark.length(bytes)
         var lines = Lines(bytes: bytes, position: start)
         guard let first = lines.next() else { return nil }
         let language: Block.Language

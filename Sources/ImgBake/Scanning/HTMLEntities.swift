@@ -3,7 +3,7 @@
 /// decoded byte came from, so that a range of the decoded value can be rewritten in the raw bytes.
 /// Callers compare the result with the HTML parser's value to notice a name this table lacks.
 /// Encoding escapes what an attribute value needs.
-enum HTMLEntities {
+package enum HTMLEntities {
     private static let named: [String: String] = [
         "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}",
         "comma": ",", "period": ".", "colon": ":", "semi": ";", "sol": "/", "quest": "?", "equals": "=",
@@ -21,7 +21,7 @@ enum HTMLEntities {
     ]
 
     /// A decoded attribute value and, for each of its bytes, where its source starts in the raw bytes.
-    struct Decoded {
+    package struct Decoded {
         var bytes: [UInt8] = []
         /// `sources[i]`: offset in the raw bytes of what decoded byte `i` came from; one more entry, the
         /// raw length, closes the last one.
@@ -30,7 +30,7 @@ enum HTMLEntities {
         /// The raw bytes that a range of decoded bytes (whole characters) came from.
         func rawRange(of decoded: Range<Int>) -> Range<Int> { sources[decoded.lowerBound]..<sources[decoded.upperBound] }
 
-        var string: String { String(decoding: bytes, as: UTF8.self) }
+        package var string: String { String(decoding: bytes, as: UTF8.self) }
 
         fileprivate mutating func append(_ decoded: some Sequence<UInt8>, from source: Int) {
             for byte in decoded {
@@ -42,7 +42,7 @@ enum HTMLEntities {
 
     /// Decodes an attribute value as written (without its quotes): character references, and line
     /// endings normalised to LF as the tokenizer's input stream does.
-    static func decodeAttribute(_ raw: some Collection<UInt8>) -> Decoded {
+    package static func decodeAttribute(_ raw: some Collection<UInt8>) -> Decoded {
         let raw = Array(raw)
         var out = Decoded()
         var i = 0

@@ -264,7 +264,7 @@ private struct Found {
 
     /// CSS text as it is in the file (a `<style>` element).
     private mutating func css(_ bytes: ArraySlice<UInt8>, at start: Int) {
-        references += CSSScanner.references(in: bytes, at: start, file: file) { resolve($0, at: $1, imageExtensionRequired: true) }
+        references += CSSScanner.references(in: Array(bytes), .text(at: start), file: file) { resolve($0, at: $1, imageExtensionRequired: true) }
     }
 
     /// CSS in a `style` attribute: found in the decoded value, replaced in the raw bytes.
@@ -272,23 +272,10 @@ private struct Found {
         let valueStart = attribute.valueRange.lowerBound + shift
         let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
         guard decoded.bytes.elementsEqual(attribute.value.utf8) else { return }
-        for url in CSSScanner.urls(in: decoded.bytes) {
-            let raw = decoded.rawRange(of: url.range)
-            let range = valueStart + raw.lowerBound..<valueStart + raw.upperBound
-            guard let source = resolve(url.url, at: range.lowerBound, imageExtensionRequired: true) else { continue }
-            if let candidate = url.candidate, attribute.quote != nil {
-                let rawCandidate = decoded.rawRange(of: candidate.range)
-                references.append(ImageReference(kind: .cssImageSet, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: valueStart + rawCandidate.lowerBound..<valueStart + rawCandidate.upperBound,
-                                                 syntax: .cssCandidate(attributeQuote: attribute.quote),
-                                                 target: .formatSet(resolution: candidate.resolution)))
-            } else {
-                var reference = ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
-                                               range: range, syntax: .cssInAttribute(quote: url.quote, attributeQuote: attribute.quote))
-                reference.placement = placement(of: element)
-                references.append(reference)
-            }
-        }
+        var found = CSSScanner.references(in: decoded.bytes, .attribute(valueStart: valueStart, decoded: decoded, quote: attribute.quote),
+                                          file: file) { resolve($0, at: $1, imageExtensionRequired: true) }
+        for index in found.indices where found[index].kind == .css { found[index].placement = placement(of: element) }
+        references += found
     }
 
     private func imageElement(_ element: HTMLElement) -> ImageElement? {

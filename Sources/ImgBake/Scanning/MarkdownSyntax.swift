@@ -2,11 +2,11 @@ import CommonMark
 
 /// Small CommonMark lexers over raw bytes, used to find the exact bytes of a link destination that
 /// cmark-gfm parsed (it reports where an image is, not where its URL is, and sometimes not even that).
-enum MarkdownSyntax {
+package enum MarkdownSyntax {
     /// A link destination as written.
-    struct Destination: Equatable {
+    package struct Destination: Equatable {
         /// Bytes of the destination, without `<` `>`.
-        var range: Range<Int>
+        package var range: Range<Int>
         var angle: Bool
         /// What cmark makes of it: character references decoded, then backslash escapes removed.
         var decoded: String
@@ -14,7 +14,7 @@ enum MarkdownSyntax {
 
     /// Lexes a destination starting at `position` (after `(` or `]:`), skipping spaces, tabs and at
     /// most one line ending first.
-    static func destination(in bytes: [UInt8], at position: Int, limit: Int) -> Destination? {
+    package static func destination(in bytes: [UInt8], at position: Int, limit: Int) -> Destination? {
         var i = skipSpaces(bytes, position, limit)
         if i < limit, bytes[i] == 0x0D { i += 1 }
         if i < limit, bytes[i] == 0x0A { i = skipSpaces(bytes, i + 1, limit) }
@@ -44,7 +44,7 @@ enum MarkdownSyntax {
 
     /// Index of the `]` that closes the bracket opened just before `start`, honouring backslash
     /// escapes, code spans and nesting.
-    static func closingBracket(in bytes: [UInt8], from start: Int, limit: Int) -> Int? {
+    package static func closingBracket(in bytes: [UInt8], from start: Int, limit: Int) -> Int? {
         var i = start
         var depth = 1
         while i < limit {
@@ -75,7 +75,7 @@ enum MarkdownSyntax {
 
     /// Every inline destination (`](destination`) in `range`, outside code spans and not behind a
     /// backslash escape: the candidates when cmark's position for an image cannot be trusted.
-    static func inlineDestinations(in bytes: [UInt8], range: Range<Int>) -> [Destination] {
+    package static func inlineDestinations(in bytes: [UInt8], range: Range<Int>) -> [Destination] {
         var found: [Destination] = []
         var i = range.lowerBound
         while i + 1 < range.upperBound {
@@ -113,7 +113,7 @@ enum MarkdownSyntax {
     /// (`&ouml;`, `&#35;`, `&#x23;`, always with their `;`), then backslash escapes before ASCII
     /// punctuation, also those that a reference produced — so `\\&amp;` gives `&` and `&#92;*` gives `*`,
     /// where the spec's one pass would keep `&amp;` and `\\*`. The scanner must agree with cmark.
-    static func decode(_ raw: ArraySlice<UInt8>) -> String {
+    package static func decode(_ raw: ArraySlice<UInt8>) -> String {
         var references: [UInt8] = []
         var i = raw.startIndex
         while i < raw.endIndex {

@@ -6,7 +6,7 @@ public enum StylesheetScanner {
         let resolver = ReferenceResolver(settings: settings, pagePath: file.path)
         var diagnostics: [Diagnostic] = []
         var outputs: [OutputUse] = []
-        let references = CSSScanner.references(in: file.bytes[...], at: 0, file: file) { written, offset in
+        let references = CSSScanner.references(in: file.bytes, .text(at: 0), file: file) { written, offset in
             resolver.image(written, at: file.location(ofByte: offset), imageExtensionRequired: true, diagnostics: &diagnostics,
                            outputs: &outputs)
         }

@@ -22,7 +22,7 @@ indirect enum TOMLValue: Sendable, Equatable {
     }
 }
 
-struct TOMLNode: Sendable, Equatable {
+package struct TOMLNode: Sendable, Equatable {
     var value: TOMLValue
     var line: Int
     /// The bytes the value was written as (a string with its quotes), so that a value can be replaced
@@ -36,7 +36,7 @@ struct TOMLNode: Sendable, Equatable {
     }
 
     /// Where a value was written is not part of what it is.
-    static func == (a: TOMLNode, b: TOMLNode) -> Bool { a.value == b.value && a.line == b.line }
+    package static func == (a: TOMLNode, b: TOMLNode) -> Bool { a.value == b.value && a.line == b.line }
 }
 
 /// An offset date-time (date, time and offset), a local date-time (no offset), a local date or a
@@ -50,14 +50,14 @@ struct TOMLDateTime: Sendable, Equatable {
     var offset: Int?
 }
 
-struct TOMLError: Error, Equatable {
-    var line: Int
-    var message: String
+package struct TOMLError: Error, Equatable {
+    package var line: Int
+    package var message: String
 }
 
 /// A TOML 1.0 parser (https://toml.io/en/v1.0.0) that keeps the line of every key, checked against the
 /// toml-test suite (Tests/Conformance). Documents are UTF-8; `\r\n` in multi-line strings reads as `\n`.
-struct TOMLParser {
+package struct TOMLParser {
     private let bytes: [UInt8]
     private var position = 0
     /// Where each line starts, to turn a position into a line number.
@@ -73,14 +73,14 @@ struct TOMLParser {
     private init(_ bytes: [UInt8]) {
         self.bytes = bytes
         lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 } // a byte order mark may open the file
+        position = ByteOrderMark.length(bytes)
     }
 
     static func parse(_ text: String) throws(TOMLError) -> [String: TOMLNode] {
         try parse(Array(text.utf8))
     }
 
-    static func parse(_ bytes: [UInt8]) throws(TOMLError) -> [String: TOMLNode] {
+    package static func parse(_ bytes: [UInt8]) throws(TOMLError) -> [String: TOMLNode] {
         var parser = TOMLParser(bytes)
         try parser.checkEncoding()
         return try parser.document()

@@ -29,7 +29,7 @@ public struct VariantSpec: Hashable, Sendable {
 
     /// The key of the variant written `canonical` of `original` for this build's encoder: what a
     /// record read from elsewhere (a remote cache) must name to be taken as that variant.
-    static func key(original: BlobID, canonical: String) -> VariantKey {
+    package static func key(original: BlobID, canonical: String) -> VariantKey {
         let text = "\(original.hex)|\(canonical)|\(Self.salt)"
         return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
     }

@@ -2,7 +2,7 @@
 import CLibFuzzer
 #endif
 import Foundation
-import ImgBake
+import FuzzProperties
 
 /// The `main` of every fuzz program. Built by `make fuzz` (`-sanitize=fuzzer`, `-DIMGBAKE_FUZZING`) it
 /// hands control to libFuzzer with the program's `LLVMFuzzerTestOneInput`; SwiftPM renames an

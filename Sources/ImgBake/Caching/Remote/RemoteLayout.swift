@@ -9,23 +9,23 @@
 ///
 /// Layout 1 (imgbake 0.1.0: `cas/` and `ac/v1/`) wrote no marker; a build finding no marker asks for
 /// its first image's layout 1 record once, to say that the store holds layout 1 objects it ignores.
-struct RemoteLayout: Codable, Equatable {
+package struct RemoteLayout: Codable, Equatable {
     /// The layout this version reads and writes.
-    static let version = 2
+    package static let version = 2
 
-    var layouts: [Int]
+    package var layouts: [Int]
     var about: String? = "imgbake remote cache: each layout's objects are under v<N>/ (layout 1: cas/ and ac/v1/); see docs/REMOTE-CACHE.md"
 
-    init(layouts: [Int]) { self.layouts = layouts.sorted() }
+    package init(layouts: [Int]) { self.layouts = layouts.sorted() }
 
     /// What `layout.json`'s bytes say, or nil when they are not a layout list.
-    static func parse(_ bytes: [UInt8]) -> RemoteLayout? {
+    package static func parse(_ bytes: [UInt8]) -> RemoteLayout? {
         guard let layout = RemoteJSON.decode(RemoteLayout.self, bytes), !layout.layouts.isEmpty,
               layout.layouts.allSatisfy({ (1...1000).contains($0) }) else { return nil }
         return layout
     }
 
-    var bytes: [UInt8] { RemoteJSON.encode(self) }
+    package var bytes: [UInt8] { RemoteJSON.encode(self) }
 
     /// With this version's layout added.
     var adding: RemoteLayout { RemoteLayout(layouts: Array(Set(layouts + [Self.version]))) }

@@ -24,20 +24,20 @@ enum RemotePath {
 /// What a pack is found by. A remote image is asked for by its URL key before its bytes are known;
 /// a file of the site by its bytes, which every machine building the site has (so a pack follows the
 /// file's content, not its path, and an edited file simply has another pack).
-enum PackKey: Hashable, Sendable, CustomStringConvertible {
+package enum PackKey: Hashable, Sendable, CustomStringConvertible {
     case original(OriginalKey)
     case content(BlobID)
 
     static func of(_ record: OriginalRecord) -> PackKey { record.key.isSiteFile ? .content(record.blob) : .original(record.key) }
 
-    var string: String {
+    package var string: String {
         switch self {
         case .original(let key): key.string
         case .content(let blob): "blob:" + blob.hex
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .original(let key): key.string
         case .content(let blob): "file content \(blob.hex.prefix(12))"
@@ -149,26 +149,26 @@ struct VariantEntry: Codable, Equatable {
 }
 
 /// A pack read and checked: only what this build can use and vouch for is in it.
-struct Pack: Sendable {
-    var key: PackKey
-    var originalBlob: BlobID
-    var written: Double
-    var original: (record: OriginalRecord, credits: Credits)?
+package struct Pack: Sendable {
+    package var key: PackKey
+    package var originalBlob: BlobID
+    package var written: Double
+    package var original: (record: OriginalRecord, credits: Credits)?
     /// Variants whose key is this build's key for their spec of `originalBlob`, and whose bytes (if
     /// not dropped) were in the pack and hashed to their name.
-    var variants: [VariantKey: VariantRecord] = [:]
-    var placeholders: [String: String] = [:]
+    package var variants: [VariantKey: VariantRecord] = [:]
+    package var placeholders: [String: String] = [:]
     /// Verified bytes by id: the variants' (and an SVG original's).
-    var blobs: [BlobID: [UInt8]] = [:]
+    package var blobs: [BlobID: [UInt8]] = [:]
     /// Blobs whose bytes did not hash to their name (their variants are left out).
-    var badBlobs: [BlobID] = []
+    package var badBlobs: [BlobID] = []
     /// Variants of other encoder versions (another imgbake or libvips), left out.
-    var foreign = 0
+    package var foreign = 0
 
-    static let magic = "imgbake-pack"
+    package static let magic = "imgbake-pack"
 
     /// The pack's bytes: header, then each blob once.
-    static func encode(key: PackKey, originalBlob: BlobID, original: (record: OriginalRecord, credits: Credits)?,
+    package static func encode(key: PackKey, originalBlob: BlobID, original: (record: OriginalRecord, credits: Credits)?,
                        variants: [VariantRecord], placeholders: [String: String], blobs: [(BlobID, [UInt8])],
                        written: Double) -> [UInt8] {
         var entries: [PackHeader.BlobEntry] = []
@@ -192,7 +192,7 @@ struct Pack: Sendable {
 
     /// The pack in `bytes`, if it is a layout 2 pack for `expected`; what in it does not check out is
     /// left out (and said in `badBlobs`, `foreign`).
-    static func decode(_ bytes: [UInt8], expected: PackKey, maxOriginalBytes: Int) -> Result<Pack, RemoteRecordError> {
+    package static func decode(_ bytes: [UInt8], expected: PackKey, maxOriginalBytes: Int) -> Result<Pack, RemoteRecordError> {
         guard let newline = bytes.prefix(64).firstIndex(of: 0x0A) else { return .failure(.init("not a pack")) }
         let intro = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")
         guard intro.count == 3, intro[0] == magic else { return .failure(.init("not a pack")) }
@@ -254,8 +254,8 @@ struct Pack: Sendable {
     }
 }
 
-struct RemoteRecordError: Error, CustomStringConvertible {
-    let description: String
+package struct RemoteRecordError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -12,7 +12,7 @@ indirect enum JSONTree {
     /// Parses RFC 8259 JSON; nil when it is not (or nests more than `maximumDepth` deep).
     static func parse(_ bytes: [UInt8]) -> JSONTree? {
         var reader = JSONReader(bytes: bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.position = 3 }
+        reader.position = ByteOrderMark.length(bytes)
         guard let tree = reader.value() else { return nil }
         reader.skipSpace()
         return reader.position == bytes.count ? tree : nil

@@ -30,7 +30,7 @@ enum XMLTokens {
     /// unterminated tag, comment or CDATA; an unquoted attribute).
     static func tokenize(_ bytes: [UInt8]) -> [XMLToken]? {
         var tokens: [XMLToken] = []
-        var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var i = ByteOrderMark.length(bytes)
         while i < bytes.count {
             guard bytes[i] == UInt8(ascii: "<") else {
                 let start = i

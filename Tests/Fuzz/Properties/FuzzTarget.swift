@@ -1,8 +1,9 @@
+import ImgBake
+
 /// The properties the fuzz targets check (Tests/Fuzz, `make fuzz`), one input at a time. They live
-/// in the library, at `package` access, because the code they exercise is internal and an executable
-/// target can reach internals only through `@testable import`, which needs a testable (debug-only)
-/// build of the library; `package` symbols are invisible outside this package. The seed replay test
-/// runs the same checks on every committed seed, so an input that once failed stays fixed.
+/// beside the fuzz programs, not in the library imgbake ships; what they exercise is internal to the
+/// library and reached at `package` access (visible inside this package only). FuzzSeedTests runs the
+/// same checks on every committed corpus input, so an input that once failed stays fixed.
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `SrcsetParser.parse`: candidate URL ranges lie within the input, in order, hold the URL as
     /// written, and with every URL replaced the same candidates come out, with the new URLs.
@@ -17,6 +18,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `MarkdownScanner.scan` and `Splicer.apply`: rewriting every reference with its own bytes gives
     /// the input back byte for byte, and every destination decodes to the URL it was found for.
     case markdownRewrite = "markdown-rewrite"
+    /// `Pack.decode` and `RemoteLayout.parse` on what a remote store holds (`RemotePackProperty`).
+    case remotePack = "remote-pack"
 
     /// Checks one input: nil when every property holds, else what went wrong.
     package func check(_ input: [UInt8]) -> String? {
@@ -26,6 +29,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .toml: Self.checkTOML(input)
         case .htmlRewrite: Self.checkRewrite(SourceFile(path: "fuzz.html", kind: .html, bytes: input))
         case .markdownRewrite: Self.checkRewrite(SourceFile(path: "fuzz.md", kind: .markdown, bytes: input))
+        case .remotePack: RemotePackProperty.check(input)
         }
     }
 
