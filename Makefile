@@ -22,7 +22,7 @@ MKDOCS := mkdocs-material>=9,<10
 # action.yml, zsh and fish to check their completion scripts.
 DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 
-.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale vitals stress fuzz fuzz-long sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
 
 deps:
@@ -79,6 +79,12 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages websocket-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The contributor's loop: the unit tests only (no loopback servers, no child processes; every part on
+# real images and real libraries), after an incremental build. Under a minute; `make test` before a commit.
+check:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter ImgBakeUnitTests
 
 # One run of the shared benchmark (../shared/bench) with imgbake beside the pyvips script, Hugo and the
 # libvips CLI, and the ratios; Benchmarks/README.md keeps the latest table. About 5 minutes.
