@@ -44,8 +44,8 @@ extension Build {
         var notes: [Diagnostic] = services.remote?.diagnostics() ?? []
         if let unstored = services.cache.unstored {
             let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
-            let what = services.cache.readOnly != nil ? ": used for reading, nothing stored" : ""
-            notes.append(Diagnostic(.warning, "cache: \(plan.configuration.cache.directory): \(unstored.reason)\(what)\(kept)"))
+            let what = services.cache.readOnly != nil ? "used for reading, nothing stored" : "nothing more stored in it by this build"
+            notes.append(Diagnostic(.warning, "cache: \(unstored.reason); \(what)\(kept)"))
         }
         services.releaseCacheLock()
         guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
