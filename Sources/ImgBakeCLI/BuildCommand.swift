@@ -34,7 +34,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(name: .customLong("retry-failed"), help: "Try again the URLs that failed permanently in earlier builds.")
     var retryFailed = false
 
-    @Flag(help: "Image failures fail the build (exit 1).")
+    @Flag(help: "Image failures, and references that cannot be written (a social card without output.base_url), fail the build (exit 1).")
     var strict = false
 
     @Option(name: .customLong("connect-to"), help: ArgumentHelp("Route HOST:PORT to CONNECT_HOST:CONNECT_PORT (curl's --connect-to).", valueName: "HOST:PORT:CONNECT_HOST:CONNECT_PORT"))
