@@ -40,10 +40,3 @@ struct WriteError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 }
-
-extension BuildError {
-    /// A write that fails the build, said as the write error says it.
-    init(_ error: WriteError) {
-        self.init(.failed, error.description)
-    }
-}
