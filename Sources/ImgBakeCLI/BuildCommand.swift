@@ -34,7 +34,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(name: .customLong("retry-failed"), help: "Try again the URLs that failed permanently in earlier builds.")
     var retryFailed = false
 
-    @Flag(help: "Image failures fail the build (exit 1).")
+    @Flag(help: "Image failures, and references that cannot be written (a social card without output.base_url), fail the build (exit 1).")
     var strict = false
 
     @Option(name: .customLong("connect-to"), help: ArgumentHelp("Route HOST:PORT to CONNECT_HOST:CONNECT_PORT (curl's --connect-to).", valueName: "HOST:PORT:CONNECT_HOST:CONNECT_PORT"))
@@ -160,14 +160,10 @@ struct BuildCommand: AsyncParsableCommand {
     }
 
     /// The JSON report when a page was asked for as well (CI wants both: the page to look at, the JSON to
-    /// summarise).
+    /// summarise): written as the library writes the page, so a failure reads the same.
     private static func write(_ report: BuildReport, to path: String) throws {
-        do {
-            let url = URL(fileURLWithPath: path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try report.json().write(to: url, options: .atomic)
-        } catch {
-            Terminal.error("imgbake: error: cannot write the report: \(path): \(error.localizedDescription)")
+        do throws(BuildError) { try report.write(to: path) } catch {
+            Terminal.error("imgbake: error: \(error.message)")
             throw ExitCode(1)
         }
     }

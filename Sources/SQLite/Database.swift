@@ -5,9 +5,27 @@ import CSQLite
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
     public let message: String
+    /// The errno of the system call that failed under an SQLITE_IOERR or SQLITE_CANTOPEN (a quota
+    /// exceeded, a file that cannot be created), else 0: what tells the user why a write failed.
+    public var systemErrno: Int32 = 0
     public var description: String { "SQLite error \(code): \(message)" }
     /// The database was locked by another connection for longer than the busy timeout.
     public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+
+    public init(code: Int32, message: String, systemErrno: Int32 = 0) {
+        self.code = code
+        self.message = message
+        self.systemErrno = systemErrno
+    }
+
+    /// The last error of connection `db`: its message and the errno under it.
+    init(code: Int32, connection db: OpaquePointer) {
+        self.init(code: code, message: String(cString: sqlite3_errmsg(db)), systemErrno: sqlite3_system_errno(db))
+    }
+
+    /// The result code without its extended part (SQLITE_IOERR for SQLITE_IOERR_WRITE).
+    public var primaryCode: Int32 { code & 0xff }
+    public static let full = SQLITE_FULL, readOnly = SQLITE_READONLY, cannotOpen = SQLITE_CANTOPEN, ioError = SQLITE_IOERR
 }
 
 /// A value bound to or read from a statement.
@@ -38,9 +56,9 @@ public final class Database {
         let name = immutable ? "file:" + Self.uriPath(path) + "?immutable=1" : path
         let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            let error = db.map { SQLiteError(code: status, connection: $0) } ?? SQLiteError(code: status, message: "cannot open \(path)")
             if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: status, message: message)
+            throw error
         }
         handle = db
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
@@ -76,7 +94,7 @@ public final class Database {
         guard status == SQLITE_OK else {
             let message = error.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(error)
-            throw SQLiteError(code: status, message: message)
+            throw SQLiteError(code: status, message: message, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -114,7 +132,7 @@ public final class Database {
         if let statement = statements[sql] { return statement }
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
-        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
+        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, connection: handle) }
         let statement = Statement(pointer, database: handle)
         statements[sql] = statement
         return statement
@@ -144,7 +162,7 @@ final class Statement {
             case .blob(let v): v.withUnsafeBytes { imgbake_sqlite3_bind_blob(pointer, index, $0.baseAddress, Int32($0.count)) }
             case .null: sqlite3_bind_null(pointer, index)
             }
-            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: String(cString: sqlite3_errmsg(database))) }
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, connection: database) }
         }
     }
 
@@ -154,7 +172,7 @@ final class Statement {
         switch status {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw SQLiteError(code: status, message: String(cString: sqlite3_errmsg(database)))
+        default: throw SQLiteError(code: status, connection: database)
         }
     }
 

@@ -55,6 +55,32 @@ import Vips
         let result = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--strict", "--quiet"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
+        // What fails the build is an error; the same failure without --strict is a warning.
+        #expect(result.warnings == "a.html:1:11: error: http://images.test/fault/404/x.png: HTTP 404\n")
+        let lenient = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo,
+                                            "--retry-failed", "--quiet"])
+        #expect(lenient.status == 0)
+        #expect(lenient.warnings == "a.html:1:11: warning: http://images.test/fault/404/x.png: HTTP 404\n")
+    }
+
+    /// A social card without `output.base_url` stays as it is: a warning in a build that exits 0 (it was
+    /// an error there), and with `--strict` an error that fails the build; the report says the same.
+    @Test func severityMatchesTheOutcome() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("index.html", "<html><head><meta property=\"og:image\" content=\"\(origin.url("img/coffee.png"))\"></head></html>")
+        let message = "index.html:1:48: %@: http://images.test/img/coffee.png: meta needs an absolute URL: set output.base_url (the URL the site is served at); left as it is\n"
+        for (strict, severity, status) in [(false, "warning", Int32(0)), (true, "error", Int32(1))] {
+            let report = site.folder.path + "/r\(strict).json"
+            let result = try await runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo,
+                                               "--report", report, "--quiet"] + (strict ? ["--strict"] : []))
+            #expect(result.status == status)
+            #expect(result.warnings == message.replacingOccurrences(of: "%@", with: severity))
+            let json = try #require(FileManager.default.contents(atPath: report))
+            let diagnostics = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["diagnostics"] as? [[String: Any]])
+            #expect(diagnostics.map { $0["severity"] as? String } == [severity])
+            #expect(try await validateReport(json, in: site.folder).stdout.contains("valid"))
+        }
     }
 
     @Test func offlineMissesAreWarningsAndFrozenMissesFailTheBuild() async throws {

@@ -156,14 +156,20 @@ import Vips
         #expect(y.split(separator: "\n").count == yaml.split(separator: "\n").count)
     }
 
-    @Test func feedsGetAbsoluteURLsOrAnErrorWithoutBaseURL() async throws {
+    @Test func feedsGetAbsoluteURLsOrAWarningWithoutBaseURL() async throws {
         site.page("feed.json", #"{"version": "https://jsonfeed.org/version/1.1", "items": [{"id": "1", "image": "/img/coffee.png", "content_html": "<img src=\"/img/hubble.jpg\">"}]}"#)
         site.page("index.xml", #"<rss><channel><item><enclosure url="/img/coffee.png" type="image/png"/><description>&lt;img src="/img/hubble.jpg"&gt;</description></item></channel></rss>"#)
         let without = try await site.build(config())
         #expect(site.output("feed.json")?.contains("\"/img/coffee.png\"") == true)
-        let errors = without.diagnostics.filter { $0.severity == .error }.map(\.description)
-        #expect(errors.contains { $0.hasPrefix("feed.json:1:") && $0.contains("output.base_url") })
-        #expect(errors.contains { $0.hasPrefix("index.xml:1:") && $0.contains("output.base_url") })
+        // The build does not fail on them: warnings, not errors.
+        #expect(without.exitCode == 0 && !without.diagnostics.contains { $0.severity == .error })
+        let warnings = without.diagnostics.filter { $0.severity == .warning }.map(\.description)
+        #expect(warnings.contains { $0.hasPrefix("feed.json:1:") && $0.contains("output.base_url") })
+        #expect(warnings.contains { $0.hasPrefix("index.xml:1:") && $0.contains("output.base_url") })
+        // `--strict` fails the build on a reference it leaves as it is: then they are errors.
+        let strict = try await site.build(config { $0.strict = true })
+        #expect(strict.exitCode == 1)
+        #expect(strict.diagnostics.filter { $0.message.contains("output.base_url") }.allSatisfy { $0.severity == .error })
 
         let with = try await site.build(config { $0.output.baseURL = RemoteURL.resolve("https://example.org/") })
         #expect(with.exitCode == 0)

@@ -68,6 +68,8 @@ public final class BlobStore: Sendable {
         case missing
         /// The file's bytes did not hash to its name; it has been removed and nothing was written.
         case corrupt
+        /// The whole message, naming the file once: `cannot write <path>: No space left on device`, or
+        /// `cannot read <blob>: …`.
         case failed(String)
     }
 
@@ -76,7 +78,9 @@ public final class BlobStore: Sendable {
     /// hashing it, then writing it. A blob that does not match its name never reaches `path`.
     public func copy(_ id: BlobID, to path: String) -> CopyResult {
         let source = open(self.path(of: id), O_RDONLY | O_CLOEXEC)
-        guard source >= 0 else { return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))) }
+        guard source >= 0 else {
+            return errno == ENOENT ? .missing : .failed("cannot read \(self.path(of: id)): \(String(cString: strerror(errno)))")
+        }
         defer { close(source) }
         let hasher = SHA256()
         var corrupt = false

@@ -19,14 +19,15 @@ public final class CacheLock: Sendable {
         // A read-only cache: its lock file can still be locked through a read-only descriptor.
         if fd < 0 && (errno == EROFS || errno == EACCES) { fd = open(directory + "/lock", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
-            throw AtomicFile.WriteError(path: directory + "/lock", reason: String(cString: strerror(errno)))
+            throw WriteError(path: directory + "/lock", errno: errno)
         }
         let operation = (mode == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
         while flock(fd, operation) != 0 {
-            if errno == EINTR { continue }
+            let code = errno
+            if code == EINTR { continue }
             close(fd)
-            if errno == EWOULDBLOCK { return nil }
-            throw AtomicFile.WriteError(path: directory + "/lock", reason: String(cString: strerror(errno)))
+            if code == EWOULDBLOCK { return nil }
+            throw WriteError(path: directory + "/lock", errno: code)
         }
         descriptor = fd
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import SQLite
 
 /// The persistent cache: blobs and index under one folder. Its methods are the only way in — every
 /// SQL statement lives in this folder — and each runs on the cache's own I/O threads, so a busy lock
@@ -15,7 +16,8 @@ public final class ImageCache: Sendable {
     let blobs: BlobStore
     let index: CacheIndex
     private let io: BlockingPool
-    /// Nil when the cache can be written; else why not (read-only folder or file system).
+    /// Nil when the cache can be written; else why not, naming the folder (`cannot write <dir>: Read-only
+    /// file system`).
     public let readOnly: String?
     private let overlay = Locked(CacheOverlay())
 
@@ -25,18 +27,48 @@ public final class ImageCache: Sendable {
 
     /// Opens (creating if needed) the cache in `directory`. A folder that cannot be written is opened
     /// read-only: it serves lookups, and what a build makes is kept in memory instead of stored.
+    ///
+    /// An index that cannot be written as it is opened (a full disk, a read-only file) makes the cache
+    /// read-only the same way: the build goes on, and its warning names the file and the reason.
     public init(directory: String) throws {
         self.directory = directory
-        readOnly = Self.whyNotWritable(directory)
+        var readOnly = Self.whyNotWritable(directory)
         blobs = BlobStore(root: directory + "/blobs")
-        index = try CacheIndex(path: directory + "/index.sqlite3", readOnly: readOnly != nil)
+        let indexPath = directory + "/index.sqlite3"
+        do {
+            index = try CacheIndex(path: indexPath, readOnly: readOnly != nil)
+        } catch let error as SQLiteError where readOnly == nil {
+            guard let failure = WriteError(error, path: indexPath) else { throw error }
+            readOnly = failure.description
+            // An index left empty by the failed attempt has no tables: an empty one in memory instead.
+            index = try CacheIndex(path: (AtomicFile.size(of: indexPath) ?? 0) > 0 ? indexPath : ":memory:", readOnly: true)
+        }
+        self.readOnly = readOnly
         io = BlockingPool(threads: Self.ioThreads, name: "cache-io")
         if let readOnly { overlay.withLock { $0.reason = readOnly } }
     }
 
     private static func whyNotWritable(_ directory: String) -> String? {
-        do { try AtomicFile.makeDirectory(directory) } catch { return error.reason }
-        return access(directory, W_OK) == 0 ? nil : "read-only (\(String(cString: strerror(errno))))"
+        do { try AtomicFile.makeDirectory(directory) } catch { return error.description }
+        return access(directory, W_OK) == 0 ? nil : WriteError(path: directory, errno: errno).description
+    }
+
+    /// Why the cache at `directory` could not be opened: a write error as it is, else what SQLite said.
+    static func whyNotOpened(_ error: any Error, directory: String) -> String {
+        if let error = error as? WriteError { return error.description }
+        if let error = error as? SQLiteError, let failure = WriteError(error, path: directory + "/index.sqlite3") { return failure.description }
+        return "cannot open the cache at \(directory): \(error)"
+    }
+
+    /// Why a write to the cache failed, naming the file once: a blob's write error, or what an SQLite
+    /// error means for the index file (a full disk, a read-only file).
+    private func whyNotStored(_ error: any Error) -> String {
+        let indexPath = directory + "/index.sqlite3"
+        if let error = error as? WriteError { return error.description }
+        if let error = error as? SQLiteError {
+            return (WriteError(error, path: indexPath) ?? WriteError(path: indexPath, reason: error.message)).description
+        }
+        return "cannot store in \(directory): \(error)"
     }
 
     /// Stops the I/O threads once the work queued so far is done, and folds the index's write-ahead log
@@ -50,8 +82,8 @@ public final class ImageCache: Sendable {
         try await io.run { [index, blobs] in try body(index, blobs) }
     }
 
-    /// When the cache could not store what this build made: why, and how many images were kept in
-    /// memory instead. One warning's worth, for the end of the build.
+    /// When the cache could not store what this build made: why (`cannot write <file>: <reason>`), and
+    /// how many images were kept in memory instead. One warning's worth, for the end of the build.
     public var unstored: (reason: String, images: Int)? {
         overlay.withLock { state in state.reason.map { ($0, state.imagesKept) } }
     }
@@ -62,7 +94,8 @@ public final class ImageCache: Sendable {
                        else keep: @Sendable (inout CacheOverlay) -> Void) async {
         if overlay.withLock({ $0.reason == nil }) {
             do { return try await run(write) } catch {
-                overlay.withLock { if $0.reason == nil { $0.reason = "cannot store (\(error))" } }
+                let reason = whyNotStored(error)
+                overlay.withLock { if $0.reason == nil { $0.reason = reason } }
             }
         }
         overlay.withLock { keep(&$0) }
@@ -251,6 +284,8 @@ public final class ImageCache: Sendable {
     public enum CopyOutcome: Sendable {
         case written
         case damaged(String)
+        /// The whole message, naming the file once (`cannot write <path>: <reason>`): a build prints it
+        /// as it is.
         case failed(String)
     }
 
@@ -258,26 +293,25 @@ public final class ImageCache: Sendable {
     /// or does not match its hash is removed from the index with every row that names it.
     public func copyBlob(_ id: BlobID, to path: String) async -> CopyOutcome {
         if let kept = overlay.withLock({ $0.blobs[id] }) {
-            return (try? await io.run { () throws(AtomicFile.WriteError) -> CopyOutcome in
-                try AtomicFile.write(kept, to: path, durable: false)
-                return .written
-            }) ?? .failed("cannot write \(path)")
-        }
-        let readOnly = self.readOnly
-        return (try? await run { index, blobs in
-            switch blobs.copy(id, to: path) {
-            case .copied:
-                return .written
-            case .failed(let reason):
-                return .failed("cannot write \(path): \(reason)")
-            case .corrupt:
-                if readOnly == nil { try index.removeAll(withBlob: id) }
-                return .damaged("blob \(id.hex.prefix(12)) did not match its hash")
-            case .missing:
-                if readOnly == nil { try index.removeAll(withBlob: id) }
-                return .damaged("blob \(id.hex.prefix(12)) was missing")
+            // A blob the cache could not store (a full or read-only cache disk), written from memory.
+            let written = await io.run { () -> Result<Void, WriteError> in
+                Result { () throws(WriteError) in try AtomicFile.write(kept, to: path, durable: false) }
             }
-        }) ?? .failed("cannot read the cache index")
+            if case .failure(let error) = written { return .failed(error.description) }
+            return .written
+        }
+        let result = await io.run { [blobs] in blobs.copy(id, to: path) }
+        switch result {
+        case .copied:
+            return .written
+        case .failed(let message):
+            return .failed(message)
+        case .corrupt, .missing:
+            // Forgetting the rows is the cache's business: if the index cannot be written now, the
+            // blob is found missing again next time.
+            if readOnly == nil { await store({ index, _ in try index.removeAll(withBlob: id) }, else: { _ in }) }
+            return .damaged(result == .corrupt ? "blob \(id.hex.prefix(12)) did not match its hash" : "blob \(id.hex.prefix(12)) was missing")
+        }
     }
 
     // MARK: Use

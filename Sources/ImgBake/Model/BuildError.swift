@@ -10,3 +10,10 @@ public struct BuildError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 }
+
+extension BuildError {
+    /// A write that fails the build, said as the write error says it (the path once, the reason once).
+    init(_ error: WriteError) {
+        self.init(.failed, error.description)
+    }
+}

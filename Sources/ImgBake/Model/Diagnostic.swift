@@ -1,5 +1,10 @@
 /// One message for the user about one place: `file:line:column: warning: message`.
 /// Per-file problems are collected and processing continues; the exit code is decided at the end.
+///
+/// The severity says the outcome: `error` only for what fails the build (with `--strict`, a reference
+/// left as it is; with `--frozen`, an image not in the cache; with `build.require_alt = "error"`, an
+/// `<img>` without alt; with `--check`, whatever it lists), `warning` for everything else worth
+/// saying, `note` for what `--verbose` shows.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Comparable {
         case note, warning, error
@@ -8,14 +13,28 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
     }
 
+    /// Why a reference stays as it was, where the build's outcome can depend on it.
+    public enum KeptReference: Sendable, Hashable {
+        /// Its image could not be had (HTTP 404, not an image, too large…): fails a `--strict` build.
+        case imageFailed
+        /// Its image is not in the cache and the network is off: fails a `--frozen` or `--strict` build.
+        case notInCache
+        /// Its image was had but the reference cannot be written (an absolute URL without
+        /// `output.base_url`): fails a `--strict` build.
+        case unwritable
+    }
+
     public var severity: Severity
     public var location: SourceLocation?
     public var message: String
+    /// Set when the diagnostic is about a reference left as it is, and why.
+    public var keptReference: KeptReference?
 
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil) {
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil, kept: KeptReference? = nil) {
         self.severity = severity
         self.message = message
         self.location = location
+        keptReference = kept
     }
 
     public var description: String {

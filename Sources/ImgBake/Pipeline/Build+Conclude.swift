@@ -44,8 +44,8 @@ extension Build {
         var notes: [Diagnostic] = services.remote?.diagnostics() ?? []
         if let unstored = services.cache.unstored {
             let kept = unstored.images > 0 ? "; \(unstored.images) image(s) kept in memory for this build only" : ""
-            let what = services.cache.readOnly != nil ? ": used for reading, nothing stored" : ""
-            notes.append(Diagnostic(.warning, "cache: \(plan.configuration.cache.directory): \(unstored.reason)\(what)\(kept)"))
+            let what = services.cache.readOnly != nil ? "used for reading, nothing stored" : "nothing more stored in it by this build"
+            notes.append(Diagnostic(.warning, "cache: \(unstored.reason); \(what)\(kept)"))
         }
         services.releaseCacheLock()
         guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
@@ -110,8 +110,9 @@ extension Build {
             let failing = Set(result.remaining.map { [$0.message, $0.location?.description ?? ""] })
             result.diagnostics.removeAll { failing.contains([$0.message, $0.location?.description ?? ""]) }
         }
-        if config.strict && summary.imagesFailed > 0 { result.exitCode = 1 }
+        if config.strict && (summary.imagesFailed > 0 || diagnostics.contains { $0.keptReference != nil }) { result.exitCode = 1 }
         if config.requireAlt == .error, diagnostics.contains(where: { $0.message == HTMLScanner.missingAltMessage }) { result.exitCode = 1 }
+        result.diagnostics = result.diagnostics.map { settleSeverity($0, exitCode: result.exitCode, config) }
         if config.reportPath != nil || config.wantsReport {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics, transformer: transformer)
         }
@@ -120,6 +121,20 @@ extension Build {
             try Depfile.write(to: target, prerequisites: prerequisites(outcome))
         }
         return result
+    }
+
+    /// An error is what fails the build, and nothing else is: a reference left as it is when `--strict`
+    /// (or, not in the cache, `--frozen`) fails the build on it; an error-level diagnostic of a build
+    /// that exits 0 is a warning.
+    private func settleSeverity(_ diagnostic: Diagnostic, exitCode: Int32, _ config: Configuration) -> Diagnostic {
+        var settled = diagnostic
+        let failsBuild = switch diagnostic.keptReference {
+        case nil: diagnostic.severity == .error
+        case .notInCache: config.strict || config.fetch.policy == .frozen
+        case .imageFailed, .unwritable: config.strict
+        }
+        settled.severity = failsBuild && exitCode != 0 ? .error : min(diagnostic.severity, .warning)
+        return settled
     }
 
     private func summarize(_ outcome: Outcome) -> BuildSummary {

@@ -47,7 +47,7 @@ final class BuildServices: Sendable {
         let config = plan.configuration
         outputLock = plan.writesSite ? try await OutputLock(folder: config.outputRoot) : nil
         do { cache = try ImageCache(directory: config.cache.directory) } catch {
-            throw BuildError(.failed, "cannot open the cache at \(config.cache.directory): \(error)")
+            throw BuildError(.failed, ImageCache.whyNotOpened(error, directory: config.cache.directory))
         }
         // A read-only cache nobody can lock (no lock file, no way to make one) is used unlocked: this
         // build cannot change it, and the warning at the end says so.
@@ -81,7 +81,9 @@ final class BuildServices: Sendable {
     func releaseCacheLock() { cacheLock.withLock { $0 = nil } }
 
     static func lockCache(_ directory: String, _ mode: CacheLock.Mode, wait: Bool) throws(BuildError) -> CacheLock? {
-        do { return try CacheLock(directory: directory, mode: mode, wait: wait) } catch {
+        do { return try CacheLock(directory: directory, mode: mode, wait: wait) } catch let error as WriteError {
+            throw BuildError(error)
+        } catch {
             throw BuildError(.failed, "cannot lock the cache at \(directory): \(error)")
         }
     }

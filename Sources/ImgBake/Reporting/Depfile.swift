@@ -15,7 +15,7 @@ enum Depfile {
             try AtomicFile.makeDirectory(AtomicFile.folder(of: target))
             try AtomicFile.write(Array(contents(target: target, prerequisites: prerequisites).utf8), to: target, durable: false)
         } catch {
-            throw BuildError(.failed, error.description)
+            throw BuildError(error)
         }
     }
 

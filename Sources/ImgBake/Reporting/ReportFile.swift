@@ -12,7 +12,15 @@ enum ReportFile {
             try AtomicFile.makeDirectory(AtomicFile.folder(of: path))
             try AtomicFile.write(bytes, to: path, durable: false)
         } catch {
-            throw BuildError(.failed, "cannot write the report: \(error.description)")
+            throw BuildError(error)
         }
+    }
+}
+
+extension BuildReport {
+    /// Writes the report to `path` (JSON, or the page for `.html`), atomically, creating its folder; a
+    /// failure names the file and the system's reason once.
+    public func write(to path: String) throws(BuildError) {
+        try ReportFile.write(self, to: path)
     }
 }

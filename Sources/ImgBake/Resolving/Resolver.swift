@@ -85,7 +85,8 @@ struct ResolvedSet: Sendable {
         for scan in scans {
             for reference in scan.references {
                 guard let key = keyOf[reference.source], case .failed(let failure)? = results[key] else { continue }
-                diagnostics.append(Diagnostic(.warning, "\(reference.source): \(failure.reason)", at: reference.location))
+                diagnostics.append(Diagnostic(.warning, "\(reference.source): \(failure.reason)", at: reference.location,
+                                              kept: failure.kind == .offlineMiss ? .notInCache : .imageFailed))
             }
         }
         return diagnostics

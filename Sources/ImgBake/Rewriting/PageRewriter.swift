@@ -109,7 +109,7 @@ public struct PageRewriter: Sendable {
                 // A background that is the page's likely LCP image is asked for before the stylesheet is.
                 if priority.level(of: index) == .high, reference.kind == .css { preloads.append(url) }
             case .problem(let why)?:
-                diagnostics.append(Diagnostic(.error, why, at: reference.location))
+                diagnostics.append(Diagnostic(.warning, why, at: reference.location, kept: .unwritable))
             case nil:
                 break
             }

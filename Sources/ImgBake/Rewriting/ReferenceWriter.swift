@@ -10,7 +10,7 @@ struct ReferenceWriter: Sendable {
 
     enum Written {
         case edit(Edit, used: [StoredVariant], url: String)
-        /// The reference stays: why (an error-level diagnostic).
+        /// The reference stays: why (a warning; it fails a `--strict` build).
         case problem(String)
     }
 

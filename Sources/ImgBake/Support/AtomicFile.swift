@@ -6,13 +6,10 @@ import Glibc
 
 /// Writes files so that readers see the old content or the new, never a part: a temporary file in the
 /// same folder (unique per process and call), optionally fsync'd, then renamed over the target.
+///
+/// A failure throws `WriteError` with the target's path and the system's reason, and leaves nothing:
+/// no temporary file, and the target as it was (a page keeps its old content).
 enum AtomicFile {
-    struct WriteError: Error, CustomStringConvertible {
-        let path: String
-        let reason: String
-        var description: String { "cannot write \(path): \(reason)" }
-    }
-
     /// - Parameters:
     ///   - durable: fsync before the rename (cache entries); outputs skip it for speed.
     ///   - mode: permissions of the new file.
@@ -36,7 +33,7 @@ enum AtomicFile {
         let temp = "\(directory)/.\(name).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let unnamed = canLinkUnnamed ? imgbake_open_tmpfile(directory, UInt32(mode)) : -1
         let fd = unnamed >= 0 ? unnamed : open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw WriteError(path: path, errno: errno) }
         var failure = body(fd)
         if failure == nil, durable, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         // An explicit fchmod: the umask must not decide the mode of a rewritten page.
@@ -45,14 +42,21 @@ enum AtomicFile {
         // linked there. A taken target is replaced by a rename, as with a named temporary; where the
         // link is refused (a security module, say) the bytes are copied to a named temporary.
         var named = unnamed < 0
-        if failure == nil, !named, imgbake_link_fd(fd, path) != 0 {
-            named = errno == EEXIST ? imgbake_link_fd(fd, temp) == 0 : copyWritten(fd, to: temp, mode: mode, durable: durable)
-            if !named { failure = String(cString: strerror(errno)) }
+        var linked = false
+        if failure == nil, !named {
+            linked = imgbake_link_fd(fd, path) == 0
+            if !linked {
+                named = errno == EEXIST ? imgbake_link_fd(fd, temp) == 0 : copyWritten(fd, to: temp, mode: mode, durable: durable)
+                if !named { failure = String(cString: strerror(errno)) }
+            }
         }
         if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         if failure == nil, named, rename(temp, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
+            // Nothing of a failed write stays: the temporary, or a new file whose bytes close() could
+            // not vouch for (a target that existed was never touched: it is replaced only by rename).
             unlink(temp)
+            if linked { unlink(path) }
             throw WriteError(path: path, reason: failure)
         }
     }
@@ -102,13 +106,13 @@ enum AtomicFile {
     static func makeDirectory(_ path: String) throws(WriteError) {
         var info = stat()
         if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw WriteError(path: path, reason: "not a folder") }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw WriteError(path: path, errno: ENOTDIR, operation: .createFolder) }
             return
         }
         let parent = PathName.parent(path)
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw WriteError(path: path, reason: "cannot create folder (\(String(cString: strerror(errno))))")
+            throw WriteError(path: path, errno: errno, operation: .createFolder)
         }
     }
 

@@ -25,11 +25,13 @@ struct ImageEmitter: Sendable {
     func write(_ outputs: [OutputImage]) async throws(BuildError) -> Result {
         var unique: [String: OutputImage] = [:]
         for output in outputs { unique[output.fileName] = output }
-        do { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(.failed, error.description) }
+        do { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(error) }
         StaleTemporaries.remove(in: directory)
         let directory = self.directory
         var result = Result()
-        var failure: String?
+        // The first failed file by name, not the last to fail of those in flight: the next build on the
+        // same full disk names the same file.
+        var failure: (name: String, message: String)?
         await withTaskGroup(of: (OutputImage, ImageCache.CopyOutcome?).self) { group in
             var pending = unique.values.sorted { $0.fileName < $1.fileName }[...]
             func submit() {
@@ -52,12 +54,13 @@ struct ImageEmitter: Sendable {
                 case .damaged(let why):
                     result.corrupt.insert(output.key)
                     result.notes.append("cache: \(why) for \(output.fileName); made again")
-                case .failed(let why): failure = why
+                case .failed(let message):
+                    if failure.map({ output.fileName < $0.name }) ?? true { failure = (output.fileName, message) }
                 }
                 submit()
             }
         }
-        if let failure { throw BuildError(.failed, failure) }
+        if let failure { throw BuildError(.failed, failure.message) }
         return result
     }
 }

@@ -15,11 +15,9 @@ final class OutputLock: Sendable {
     /// Waits (without holding a thread: builds run on Swift's cooperative pool) until no other build
     /// holds the folder.
     init(folder: String) async throws(BuildError) {
-        do { try AtomicFile.makeDirectory(folder) } catch { throw BuildError(.failed, error.description) }
+        do { try AtomicFile.makeDirectory(folder) } catch { throw BuildError(error) }
         // Before any download: a site that cannot be written (read-only file system) fails at once.
-        guard access(folder, W_OK) == 0 else {
-            throw BuildError(.failed, "cannot write \(folder): \(String(cString: strerror(errno)))")
-        }
+        guard access(folder, W_OK) == 0 else { throw BuildError(WriteError(path: folder, errno: errno)) }
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw BuildError(.failed, "cannot open \(folder): \(String(cString: strerror(errno)))") }
         let started = ContinuousClock.now

@@ -27,12 +27,10 @@ struct OutputTree: Sendable {
            from.st_mtim.tv_sec == to.st_mtim.tv_sec, from.st_mtim.tv_nsec == to.st_mtim.tv_nsec {
             return .alreadyThere
         }
-        do { try AtomicFile.makeDirectory(PathName.parent(target)) } catch { throw BuildError(.failed, error.description) }
+        do { try AtomicFile.makeDirectory(PathName.parent(target)) } catch { throw BuildError(error) }
         let bytes: [UInt8]
         do { (bytes, _) = try AtomicFile.readWithStamp(source) } catch { return .unreadable(error.reason) }
-        do { try AtomicFile.write(bytes, to: target, durable: false, mode: from.st_mode & 0o7777) } catch {
-            throw BuildError(.failed, error.description)
-        }
+        do { try AtomicFile.write(bytes, to: target, durable: false, mode: from.st_mode & 0o7777) } catch { throw BuildError(error) }
         // The same time as the source, so the next build sees the copy is current.
         var times = [from.st_atim, from.st_mtim]
         _ = utimensat(AT_FDCWD, target, &times, 0)

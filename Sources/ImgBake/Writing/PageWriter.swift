@@ -16,7 +16,7 @@ struct PageWriter: Sendable {
             try AtomicFile.makeDirectory(AtomicFile.folder(of: target))
             try AtomicFile.write(bytes, to: target, durable: false, mode: AtomicFile.mode(of: source) ?? 0o644)
         } catch {
-            throw BuildError(.failed, error.description)
+            throw BuildError(error)
         }
         return FileStamp.of(target)
     }
