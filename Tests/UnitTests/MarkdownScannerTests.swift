@@ -19,6 +19,16 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         #expect(refs.map(\.url) == ["https://a.test/1.jpg", "https://a.test/2%20two.jpg", "https://a.test/3_(x).jpg"])
     }
 
+    /// A lone CR ends a line for CommonMark (and so for cmark's positions) as LF and CRLF do; counted
+    /// as part of a line, an HTML block after one had its start after its end (a crash, found by fuzzing).
+    @Test func aLoneCarriageReturnEndsALineAsCmarkCountsThem() {
+        let (refs, scan) = scanMarkdown("text\r\r<div>\r<img src=\"https://a.test/h.jpg\">\r</div>\r\r![x](https://a.test/m.jpg)\r")
+        #expect(refs.map(\.raw) == ["https://a.test/h.jpg", "https://a.test/m.jpg"])
+        #expect(scan.references.map(\.location.line) == [4, 7])
+        let file = SourceFile(path: "p.md", kind: .markdown, bytes: Array("a\rb\r\nc\nd".utf8))
+        #expect((1...4).map { String(decoding: file.bytes[file.lineRange($0)], as: UTF8.self) } == ["a", "b", "c", "d"])
+    }
+
     @Test func multiLineAltTextAndImagesAfterSoftBreaks() {
         let (refs, scan) = scanMarkdown("""
         Some text before,

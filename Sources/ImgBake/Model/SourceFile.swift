@@ -32,7 +32,11 @@ public struct SourceFile: Sendable {
         for (offset, byte) in bytes.enumerated() {
             if offset % Self.block == 0 { counts.append(characters) }
             if byte & 0xC0 != 0x80 { characters += 1 }
-            if byte == UInt8(ascii: "\n") { starts.append(offset + 1) }
+            // A line ends at LF, CRLF or a lone CR, as CommonMark (cmark's positions) and YAML (Yams')
+            // count lines: with LF alone, a page with a lone CR put cmark's positions on other lines.
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") && (offset + 1 == bytes.count || bytes[offset + 1] != UInt8(ascii: "\n")) {
+                starts.append(offset + 1)
+            }
         }
         lineStarts = starts
         charactersBefore = counts

@@ -34,7 +34,8 @@ public enum MarkdownScanner {
             guard node.start.line >= 1, node.end.line >= node.start.line else { continue }
             excluded.formUnion(node.start.line...node.end.line)
             if node.type == "html_block" {
-                htmlBlocks.append(file.offset(line: node.start.line, byteColumn: node.start.column)..<file.lineRange(node.end.line).upperBound)
+                let start = file.offset(line: node.start.line, byteColumn: node.start.column)
+                htmlBlocks.append(start..<max(start, file.lineRange(node.end.line).upperBound))
             }
         }
         var locator = Locator(file: file, nodes: nodes, definitions: ReferenceDefinitions.find(in: file, excluding: excluded),

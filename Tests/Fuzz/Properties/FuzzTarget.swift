@@ -145,6 +145,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         return SourceScanner.scan(file, settings: settings)
     }
 
+    /// What gumbo's input stream turns into U+FFFD besides invalid UTF-8 (its utf8.c): C0 controls but
+    /// for white space, DEL and C1 controls, noncharacters.
+    private static func gumboReplaces(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return (v < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(v)) || (0x7F...0x9F).contains(v)
+            || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
+    }
+
     private static func within(_ range: Range<Int>, _ bounds: Range<Int>) -> Bool {
         range.lowerBound >= bounds.lowerBound && range.upperBound <= bounds.upperBound
     }
@@ -152,12 +160,13 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The bytes of a reference must be the URL it was found for: what they decode to resolves to it.
     private static func rangeProblem(_ reference: ImageReference, in file: SourceFile, base: RemoteURL?) -> String? {
         let bytes = file.bytes[reference.range]
-        // A deliberate difference: bytes that are not UTF-8. gumbo, whose attribute values give the
-        // URL, replaces invalid bytes by U+FFFD in its own way, Swift's decoding (as browsers' WHATWG
-        // decoder) once per maximal invalid subpart, so the count of U+FFFD can differ (found by this
-        // target). imgbake reads pages as UTF-8: such a URL is not one a page written in UTF-8 holds,
-        // and the rewrite, which replaces exactly these bytes, is checked below all the same.
-        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        // A deliberate difference: characters gumbo replaces. gumbo, whose attribute values give the
+        // URL, replaces bytes that are not UTF-8 by U+FFFD in its own way (Swift's decoding, as browsers'
+        // WHATWG decoder, once per maximal invalid subpart), and control characters and noncharacters
+        // by U+FFFD too, which browsers keep (found by this target). Neither is in a URL a page written
+        // in UTF-8 means to hold, and the rewrite, which replaces exactly these bytes, is checked below
+        // all the same.
+        guard let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: gumboReplaces) else { return nil }
         let written: String
         switch (reference.kind, reference.syntax) {
         case (.imgSrc, _):
