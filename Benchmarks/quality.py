@@ -65,29 +65,34 @@ def main():
     for f in glob.glob("/tmp/imgcorpus/*"):
         if not f.endswith(".tsv"):
             corpus[hashlib.sha256(open(f, "rb").read()).hexdigest()[:16]] = f
-    ours = {}
+    ours, fallbacks = {}, {}
     for n in os.listdir(NEW):
-        m = re.match(r"(.+)-[0-9a-f]{10}-(\d+)\.webp$", n)
+        m = re.match(r"(.+)-[0-9a-f]{10}-(\d+)\.(webp|jpg|png|gif)$", n)
         if m:
-            ours[(m.group(1), int(m.group(2)))] = n
-    rows = []
+            (ours if m.group(3) == "webp" else fallbacks)[(m.group(1), int(m.group(2)))] = n
+    rows, served = [], []
     for name in sorted(os.listdir(PEER)):
         m = re.match(r"([0-9a-f]{16})-(\d+)\.webp$", name)
         if not m or m.group(1) not in corpus:
             continue
         src, w = corpus[m.group(1)], int(m.group(2))
-        mine = ours.get((stem_of(src), w))
+        # What a browser that takes WebP gets from imgbake: its WebP, or the fallback where the WebP
+        # was dropped (larger than the fallback of that width).
+        mine = ours.get((stem_of(src), w)) or fallbacks.get((stem_of(src), w))
         if not mine:
-            continue  # imgbake dropped it (larger than its fallback) or made another width
+            continue  # imgbake made another width
         a = pyvips.Image.new_from_file(os.path.join(NEW, mine))
         b = pyvips.Image.new_from_file(os.path.join(PEER, name))
         ref = luma(reference(src, w))
         la, lb = luma(a), luma(b)
         if la.shape != ref.shape or lb.shape != ref.shape:
             continue
-        rows.append({"src": os.path.basename(src), "w": w,
-                     "bytes": (os.path.getsize(os.path.join(NEW, mine)), os.path.getsize(os.path.join(PEER, name))),
-                     "ssim": (ssim(la, ref), ssim(lb, ref)), "psnr": (psnr(la, ref), psnr(lb, ref))})
+        row = {"src": os.path.basename(src), "w": w, "file": mine,
+               "bytes": (os.path.getsize(os.path.join(NEW, mine)), os.path.getsize(os.path.join(PEER, name))),
+               "ssim": (ssim(la, ref), ssim(lb, ref)), "psnr": (psnr(la, ref), psnr(lb, ref))}
+        served.append(row)
+        if mine.endswith(".webp"):
+            rows.append(row)
     n = len(rows)
     if not n:
         print("no WebP variant made by both tools")
@@ -108,6 +113,11 @@ def main():
     a, b = [r["ssim"][0] for r in rows], [r["ssim"][1] for r in rows]
     print("| SSIM 5th percentile | %.4f | %.4f | |" % (pct(a, 5), pct(b, 5)))
     print("| SSIM lowest | %.4f | %.4f | |" % (min(a), min(b)))
+    sb = [r["ssim"][0] for r in served]
+    print("| served to a WebP browser (%d; %d where imgbake's WebP was dropped for its smaller fallback): bytes, SSIM mean, 5th pct | %.2f MB, %.4f, %.4f | %.2f MB, %.4f, %.4f | %.3f |" % (
+        len(served), len(served) - n, sum(r["bytes"][0] for r in served) / 1e6, sum(sb) / len(sb), pct(sb, 5),
+        sum(r["bytes"][1] for r in served) / 1e6, sum(r["ssim"][1] for r in served) / len(served), pct([r["ssim"][1] for r in served], 5),
+        sum(r["bytes"][0] for r in served) / sum(r["bytes"][1] for r in served)))
     for w in sorted({r["w"] for r in rows if r["w"] in (400, 800, 1600)}):
         sel = [r for r in rows if r["w"] == w]
         print("| %d px (%d): bytes ratio, SSIM mean | %.4f | %.4f | %.3f |" % (
@@ -123,7 +133,7 @@ def main():
             print("\nimgbake's %s qualities (%d files, %.2f MB): min %d, median %d, max %d; by tens: %s" % (
                 q["format"], q["files"], q["bytes"] / 1e6, q["min"], q["median"], q["max"],
                 ", ".join("%d-%d: %d" % (b, b + 9, bands[b]) for b in sorted(bands))))
-    json.dump(rows, open(os.environ.get("RESULTS", "/tmp/bench-results") + "/quality-pairs.json", "w"))
+    json.dump(served, open(os.environ.get("RESULTS", "/tmp/bench-results") + "/quality-pairs.json", "w"))
 
 
 if __name__ == "__main__":
