@@ -9,8 +9,9 @@ export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-w
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
-        python3-pip openssl curl make nginx hugo \
-        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx
+        python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
+        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core
+# libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
 # the MkDocs example needs mkdocs-material, also from PyPI.
 MOTO := moto[server]>=5,<6
@@ -21,7 +22,7 @@ MKDOCS := mkdocs-material>=9,<10
 # action.yml, zsh and fish to check their completion scripts.
 DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 
-.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale stress fuzz sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo test bench bench-scale vitals stress fuzz sanitize clean
 all: build
 
 deps:
@@ -74,6 +75,8 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages '$(MOTO)'
 	@command -v mkdocs >/dev/null && python3 -c 'import material' 2>/dev/null || python3 -m pip install -q '$(MKDOCS)' \
 	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
+	@python3 -c 'import websocket' 2>/dev/null || python3 -m pip install -q websocket-client \
+	  || python3 -m pip install -q --break-system-packages websocket-client
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -88,6 +91,17 @@ bench: release
 SCALE_REFS ?= 10000,100000,400000,1000000
 bench-scale: release
 	python3 Benchmarks/scale.py --refs $(SCALE_REFS)
+
+# The pages in a browser: Debian's Chromium, headless, as a phone (412x915 at DPR 2.625, 40 ms, 10 Mbit/s,
+# cache off) through its DevTools protocol: LCP, CLS, bytes and requests before and after imgbake, on a
+# blog post, pages shaped like Hugo's, Jekyll's, MkDocs-material's and Sphinx's default themes and
+# Examples/site (Benchmarks/vitals.py; photos from the shared bench corpus, made if missing).
+vitals: release
+	@for p in chromium fonts-dejavu-core; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; fi
+	@python3 -c 'import websocket' 2>/dev/null || python3 -m pip install -q websocket-client || python3 -m pip install -q --break-system-packages websocket-client
+	@[ -f /tmp/imgcorpus/manifest.tsv ] || bash ../shared/bench/corpus/make_corpus.sh
+	python3 Benchmarks/vitals.py
 
 # The two property tests over a build's state space at the sizes that found real bugs (a live image
 # deleted by a generated sequence of edits and builds; kills at every stage of a build): `make test`

@@ -38,7 +38,8 @@ run
 stats
 echo
 echo "Look at:"
-echo "  $OUT/site/index.html            the rewritten page (diff it with Examples/site/index.html)"
+echo "  $OUT/site/index.html            the rewritten page (diff it with Examples/site/index.html); it opens"
+echo "                                   from disk too: file://$(cd "$OUT/site" && pwd)/index.html (relative_urls)"
 echo "  $OUT/site/posts/first-light.md  the rewritten Markdown"
 echo "  $OUT/site/_img/                 $(ls "$OUT/site/_img" | wc -l) image files, named <stem>-<hash>-<width>.<ext>"
 echo "  $OUT/cache/                     the cache (blobs + index.sqlite3)"

@@ -27,7 +27,7 @@ public struct TransferRequest: Sendable {
     public var caFile: String?
     /// Decides, right before connecting, whether a resolved address may be used (also after redirects).
     public var allowAddress: (@Sendable (ResolvedAddress) -> Bool)?
-    /// GET unless said otherwise; a PUT sends `body`.
+    /// GET unless said otherwise; PUT, POST and PROPFIND send `body` (DELETE too, when it has one).
     public var method = Method.get
     public var body: [UInt8] = []
     /// Sign with AWS Signature V4 (libcurl's `CURLOPT_AWS_SIGV4`), e.g. `aws:amz:us-east-1:s3`, with
@@ -40,6 +40,8 @@ public struct TransferRequest: Sendable {
 
     public enum Method: String, Sendable {
         case get = "GET", head = "HEAD", put = "PUT"
+        /// For a remote cache's maintenance: S3's DeleteObjects, WebDAV's DELETE and PROPFIND (listing).
+        case post = "POST", delete = "DELETE", propfind = "PROPFIND"
     }
 }
 

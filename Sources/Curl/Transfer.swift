@@ -66,17 +66,19 @@ final class Transfer {
         configureMethodAndAuthentication()
     }
 
-    /// HEAD and PUT (the body copied by libcurl), and credentials: AWS Signature V4 or HTTP basic.
+    /// HEAD, and the methods with a body (copied by libcurl), and credentials: AWS Signature V4 or HTTP basic.
     private func configureMethodAndAuthentication() {
         switch request.method {
         case .get: break
         case .head: set(CURLOPT_NOBODY, 1)
-        case .put:
+        case .delete where request.body.isEmpty:
+            set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        case .put, .post, .delete, .propfind:
             set(CURLOPT_POSTFIELDSIZE_LARGE, off: curl_off_t(request.body.count))
             if request.body.isEmpty { set(CURLOPT_COPYPOSTFIELDS, "") } else {
                 _ = request.body.withUnsafeBytes { imgbake_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
             }
-            set(CURLOPT_CUSTOMREQUEST, "PUT")
+            set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
         }
         // Basic is libcurl's default scheme for a user and password; AWS_SIGV4 replaces it.
         if let credentials = request.credentials { set(CURLOPT_USERPWD, credentials) }

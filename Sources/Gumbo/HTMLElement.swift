@@ -28,6 +28,14 @@ public struct HTMLElement: Sendable {
     public var textRange: Range<Int>?
     /// The attributes of the nearest `<a>` the element is inside, if any (a link around an image).
     public var enclosingLink: [HTMLAttribute]?
+    /// The sectioning elements the element is inside (`main`, `article`, `header`, `nav`, `footer`,
+    /// `aside`), outermost first: where on a page it is.
+    public var landmarks: [String] = []
+    /// Where the content it is part of starts: the start tag of the nearest `main` or `article` above
+    /// it, else of `body` (how far down a page an element is, in bytes of markup).
+    public var contentStart: Int?
+    /// Byte range of the end tag, when the input has one (`</head>`).
+    public var endTagRange: Range<Int>?
 
     public func attribute(_ name: String) -> HTMLAttribute? {
         attributes.first { $0.name == name }

@@ -17,10 +17,10 @@ public enum HTMLParser {
 
         var found: [HTMLElement] = []
         // Depth-first, children pushed in reverse so elements come out in document order; each with the
-        // nearest `<a>` above it.
+        // nearest `<a>` above it and where on the page it is.
         typealias Node = UnsafeMutablePointer<GumboNode>
-        var stack: [(node: Node, parent: Node?, link: Node?)] = [(output.pointee.root, nil, nil)]
-        while let (node, parent, link) = stack.popLast() {
+        var stack: [(node: Node, parent: Node?, link: Node?, place: Place)] = [(output.pointee.root, nil, nil, Place())]
+        while let (node, parent, link, place) = stack.popLast() {
             guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
             let element = node.pointee.v.element
             let name = tagName(element)
@@ -35,13 +35,18 @@ public enum HTMLParser {
                 item.namespace = namespace
                 if textOf.contains(name) { item.textRange = textRange(of: element, in: input) }
                 if let link { item.enclosingLink = attributes(of: link.pointee.v.element, in: input) }
+                item.landmarks = place.landmarks
+                item.contentStart = place.contentStart
+                item.endTagRange = range(of: element.original_end_tag, in: input).flatMap { $0.isEmpty ? nil : $0 }
                 found.append(item)
             }
             let isLink = namespace == "html" && element.tag == GUMBO_TAG_A
+            let inside = place.entering(Place.landmark(name, role: role(of: element)), namespace: namespace,
+                                        at: range(of: element.original_tag, in: input)?.lowerBound)
             let children = element.children
             for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {
                 if let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self) {
-                    stack.append((child, node, isLink ? node : link))
+                    stack.append((child, node, isLink ? node : link, inside))
                 }
             }
         }
@@ -71,12 +76,50 @@ public enum HTMLParser {
         return lower.map { $0..<upper }
     }
 
+    /// Where on a page the walk is: the landmarks around it and where its content starts.
+    struct Place {
+        static let landmarks: Set<String> = ["main", "article", "header", "nav", "footer", "aside"]
+        /// ARIA roles that make any element one of these (Sphinx's `<div class="body" role="main">`).
+        static let roles = ["main": "main", "article": "article", "banner": "header", "navigation": "nav",
+                            "contentinfo": "footer", "complementary": "aside"]
+
+        /// The landmark an element is, by its tag or its role.
+        static func landmark(_ tag: String, role: String?) -> String {
+            role.flatMap { roles[$0] } ?? tag
+        }
+        var landmarks: [String] = []
+        var contentStart: Int?
+
+        /// The place inside an element named `name` whose start tag is at `offset`.
+        func entering(_ name: String, namespace: String, at offset: Int?) -> Place {
+            guard namespace == "html" else { return self }
+            var inside = self
+            if Self.landmarks.contains(name) { inside.landmarks.append(name) }
+            if let offset, name == "main" || name == "article" || (name == "body" && contentStart == nil) {
+                // The outermost main or article: an article inside main is still main's content.
+                if name == "body" || !landmarks.contains(where: { $0 == "main" || $0 == "article" }) { inside.contentStart = offset }
+            }
+            return inside
+        }
+    }
+
     /// gumbo's defaults, but no parse errors kept: nothing reads them, and each error holds a copy of
     /// the open elements, so n unclosed tags took memory in n² (150 KB of `<div>`: 7 GB and 30 s).
     static var options: GumboOptions {
         var options = kGumboDefaultOptions
         options.max_errors = 0
         return options
+    }
+
+    /// The element's `role` attribute, lower-cased.
+    private static func role(of element: GumboElement) -> String? {
+        let vector = element.attributes
+        for i in 0..<Int(vector.length) {
+            guard let attribute = vector.data[i]?.assumingMemoryBound(to: GumboAttribute.self).pointee,
+                  String(cString: attribute.name) == "role" else { continue }
+            return String(cString: attribute.value).lowercased()
+        }
+        return nil
     }
 
     private static func tagName(_ element: GumboElement) -> String {

@@ -69,21 +69,80 @@ struct CacheCommand: AsyncParsableCommand {
     }
 
     struct GC: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "gc", abstract: "Evict least recently used entries until the cache fits a size.")
+        static let configuration = CommandConfiguration(
+            commandName: "gc",
+            abstract: "Evict least recently used entries until the cache fits a size; with --remote, bound the remote cache.",
+            discussion: """
+                With --remote: the remote cache named by cache.remote in the configuration file (credentials from the \
+                environment, as for a build) loses its objects written longer ago than --max-age, then the oldest ones \
+                until the rest fits --max-size. Age is the time since an object was last written; builds write an \
+                image's pack again when they use it and it is older than 7 days, so a --max-age above that plus the \
+                time between builds keeps what they use.
+                """)
         @OptionGroup var location: Location
         @Option(name: .customLong("max-size"), help: "The budget, e.g. 500MB or 5GB.")
-        var maxSize: String
+        var maxSize: String?
+        @Flag(help: "Bound the remote cache (cache.remote) instead of the local one.")
+        var remote = false
+        @Option(name: .customLong("max-age"), help: "With --remote: remove objects last written longer ago than this, e.g. 30d.")
+        var maxAge: String?
+        @Option(help: "With --remote: the configuration file naming it (default: imgbake.toml in the current folder).")
+        var config: String?
+        @Flag(name: .customLong("dry-run"), help: "With --remote: say what would be removed, remove nothing.")
+        var dryRun = false
 
         func validate() throws {
-            guard ByteSize.parse(maxSize) != nil else { throw ValidationError("--max-size \(maxSize): expected a size such as 500MB or 5GB") }
+            if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size \(maxSize): expected a size such as 500MB or 5GB") }
+            if let maxAge, DurationText.parse(maxAge) == nil { throw ValidationError("--max-age \(maxAge): expected a duration such as 30d or 12h") }
+            if remote {
+                guard maxSize != nil || maxAge != nil else { throw ValidationError("--remote needs --max-age, --max-size or both") }
+            } else {
+                guard maxSize != nil else { throw ValidationError("missing --max-size (or --remote with --max-age)") }
+                guard maxAge == nil, config == nil, !dryRun else { throw ValidationError("--max-age, --config and --dry-run are for --remote") }
+            }
         }
 
         func run() async throws {
+            if remote { return try await collectRemote() }
             let lock = try location.lockExclusively()
             defer { _ = lock }
-            let budget = ByteSize.parse(maxSize)!
+            let budget = ByteSize.parse(maxSize!)!
             let report = try CacheMaintenance.collect(try location.open(), maxBytes: budget)
             print("evicted \(report.removedEntries) entries, removed \(report.removedFiles) files (\(ByteCount.describe(report.freedBytes))); \(ByteCount.describe(report.remainingBytes)) left")
+        }
+
+        private func collectRemote() async throws {
+            let file = config ?? ConfigurationFile.defaultName
+            var configuration = Configuration(site: ".", cacheDirectory: location.directory)
+            do throws(ConfigurationError) { try ConfigurationFile.load(file, into: &configuration) } catch {
+                Terminal.error("imgbake: error: \(error)")
+                throw ExitCode(2)
+            }
+            guard let settings = configuration.cache.remote else {
+                Terminal.error("imgbake: error: \(file) names no remote cache (cache.remote)")
+                throw ExitCode(2)
+            }
+            let report: RemoteRetention.Report
+            do throws(RemoteRetention.Failure) {
+                report = try await RemoteRetention.collect(settings, maxAge: maxAge.flatMap(DurationText.parse),
+                                                           maxBytes: maxSize.flatMap(ByteSize.parse), dryRun: dryRun,
+                                                           now: Date().timeIntervalSince1970)
+            } catch {
+                Terminal.error("imgbake: error: remote cache \(settings.location): \(error)")
+                throw ExitCode(1)
+            }
+            let listed = report.listed.map(\.bytes).reduce(0, +)
+            let verb = dryRun ? "would remove" : "removed"
+            func describe(_ objects: [RemoteRetention.Object]) -> String {
+                "\(objects.count) (\(ByteCount.describe(objects.map(\.bytes).reduce(0, +))))"
+            }
+            print("remote cache \(settings.location): \(report.listed.count) objects (\(ByteCount.describe(listed)))")
+            print("\(verb) \(describe(report.removedForAge)) older than --max-age, \(describe(report.removedForSize)) over --max-size; "
+                  + "\(report.remaining) objects (\(ByteCount.describe(report.remainingBytes))) left; \(report.requests) requests")
+            if report.failed > 0 {
+                Terminal.error("imgbake: error: \(report.failed) object(s) could not be removed")
+                throw ExitCode(1)
+            }
         }
     }
 

@@ -22,11 +22,15 @@ import ImgBakeTestSupport
     /// fails (a missing image); its image's file changes after the first build (new names).
     enum PageState: String, CaseIterable, Sendable { case clean, withWarnings, edited, partlyFailed, imageChanged }
 
-    /// In place; `--out` copying every original; `--out` leaving out originals nothing names.
-    static let layouts: [(Mode, OriginalsPolicy)] = [(.inPlace, .all), (.out, .all), (.out, .referenced)]
+    /// In place; in place with page-relative URLs (`relative_urls`); `--out` copying every original;
+    /// `--out` leaving out originals nothing names.
+    enum Layout: String, CaseIterable, Sendable {
+        case inPlace, inPlaceRelative, out, outReferenced
+        var mode: Mode { self == .inPlace || self == .inPlaceRelative ? .inPlace : .out }
+    }
 
-    static let cases: [(Kind, PageState, Mode, OriginalsPolicy)] = Kind.allCases.flatMap { kind in
-        PageState.allCases.flatMap { state in layouts.map { (kind, state, $0.0, $0.1) } }
+    static let cases: [(Kind, PageState, Layout)] = Kind.allCases.flatMap { kind in
+        PageState.allCases.flatMap { state in Layout.allCases.map { (kind, state, $0) } }
     }
 
     /// The file (path under the site, text) that refers to each of `urls` with a reference of `kind`.
@@ -91,12 +95,14 @@ import ImgBakeTestSupport
     }
 
     @Test(arguments: cases)
-    func everyReferenceKeepsItsFile(kind: Kind, state: PageState, mode: Mode, originals: OriginalsPolicy) async throws {
+    func everyReferenceKeepsItsFile(kind: Kind, state: PageState, layout: Layout) async throws {
         let world = try World()
+        let mode = layout.mode
         world.configure = { config in
             config.output.baseURL = RemoteURL.resolve("https://example.org/")
             config.requireAlt = .warn
-            config.output.originals = originals
+            config.output.originals = layout == .outReferenced ? .referenced : .all
+            config.output.relativeURLs = layout == .inPlaceRelative
         }
         world.site.file("img/a.png", Paths.fixture("colour/two-colours.png"))
         world.site.file("img/b.jpg", Paths.fixture("metadata/camera.jpg"))
@@ -108,7 +114,7 @@ import ImgBakeTestSupport
             world.site.page(path, text)
         }
         write(state == .withWarnings ? Self.warning(for: kind) : "")
-        let comment = "\(kind) \(state) \(mode) originals=\(originals)"
+        let comment = "\(kind) \(state) \(layout)"
         let first = try await world.buildAndCheck(mode, comment: comment)
         try expectOriginalsThere(world, mode, comment: comment)
         #expect(first.summary.referencesLocalised >= 3, "\(comment): \(first.summary.lines)")

@@ -21,9 +21,18 @@ import ImgBakeTestSupport
         let written = try #require(first.report?.remote)
         #expect(written.uploads > 0 && written.failures == 0)
         let hubble = BlobID(of: Paths.image("hubble.jpg"))
-        #expect(dav.objects().contains("cas/" + hubble.hex), "the original went up")
-        #expect(dav.objects().contains { $0.hasPrefix("ac/v1/variant/") } && dav.objects().contains { $0.hasPrefix("ac/v1/original/") })
+        #expect(dav.objects().contains("v2/blobs/" + hubble.hex), "the original went up")
+        #expect(dav.objects().filter { $0.hasPrefix("v2/packs/") }.count == 3, "one pack per image: \(dav.objects())")
+        #expect(!dav.objects().contains { $0.hasPrefix("cas/") || $0.hasPrefix("ac/") }, "nothing of layout 1")
         #expect(dav.requests().allSatisfy { $0.status != 401 }, "every request carried the token")
+        // Writing back, per image: its pack, and a raster original's bytes (an SVG is in its pack); per
+        // build: the layout marker read and written, and the one look for a layout 1 record.
+        let writes = dav.requests()
+        #expect(writes.filter { $0.method == "PUT" }.map(\.path).sorted()
+                == (["layout.json", "v2/blobs/" + hubble.hex, "v2/blobs/" + BlobID(of: Paths.image("coffee.png")).hex]
+                    + dav.objects().filter { $0.hasPrefix("v2/packs/") }).map { "/cache/" + $0 }.sorted(), "\(writes)")
+        #expect(writes.filter { $0.method != "PUT" }.map { "\($0.method) \($0.status)" }.sorted() == ["GET 404", "HEAD 404"], "\(writes)")
+        #expect(written.requests == writes.count && written.uploads == 6 && written.misses == 3)
 
         try await origin.reset()
         let second = try await site.build("b", environment: environment)
@@ -34,8 +43,12 @@ import ImgBakeTestSupport
         #expect(report.remote?.hits ?? 0 > 0 && report.remote?.uploads == 0 && report.remote?.misses == 0)
         #expect(second.result.stdout.contains("remote cache: \(report.remote?.hits ?? -1) hits, 0 misses"))
         #expect(site.output("b") == site.output("a"))
-        // Every variant was there: the raster originals stayed in the remote (the SVG is its own output).
-        #expect(!dav.requests().contains { $0.method == "GET" && $0.path.hasSuffix(hubble.hex) })
+        // Reading through: the marker, then one pack per image; the raster originals stay in the remote
+        // (every variant was in the packs; the SVG is its own output, in its pack).
+        let reads = dav.requests().dropFirst(writes.count)
+        #expect(reads.map { "\($0.method) \($0.status)" } == Array(repeating: "GET 200", count: 4), "\(reads)")
+        #expect(reads.map(\.path).sorted() == (["layout.json"] + dav.objects().filter { $0.hasPrefix("v2/packs/") }).map { "/cache/" + $0 }.sorted())
+        #expect(report.remote?.requests == 4 && report.remote?.hits == 3)
         for run in [first, second] { #expect(!run.everythingPrinted.contains(Self.token)) }
     }
 
@@ -80,12 +93,17 @@ import ImgBakeTestSupport
         site.configure(cache: "remote = \"\(dav.url)\"")
         let first = try await site.build("a")
         #expect(first.result.status == 0)
-        // Damage the WebP variant the page uses most: same length, other bytes.
+        // Damage the WebP variant the page uses most, inside the image's pack: same length, other bytes.
         let file = try #require(first.report?.images.first?.files.first { $0.format == "webp" })
-        let name = try #require(dav.objects().first { $0.hasPrefix("cas/" + file.name.split(separator: "-").dropLast().last!) })
+        let name = try #require(dav.objects().first { $0.hasPrefix("v2/packs/") })
         let path = dav.storage + "/" + name
         var bytes = try #require(FileManager.default.contents(atPath: path).map { [UInt8]($0) })
-        for i in stride(from: 40, to: bytes.count, by: 97) { bytes[i] ^= 0x5A }
+        let newline = try #require(bytes.firstIndex(of: 0x0A))
+        let length = try #require(Int(String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ")[2]))
+        let header = try #require(RemoteJSON.decode(PackHeader.self, Array(bytes[(newline + 1)..<(newline + 1 + length)])))
+        let entry = try #require(header.blobs.first { $0.blob.hasPrefix(file.name.split(separator: "-").dropLast().last!) })
+        let payload = newline + 1 + length + entry.offset
+        for i in stride(from: payload + 40, to: payload + entry.length, by: 97) { bytes[i] ^= 0x5A }
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
 
         try await origin.reset()
@@ -178,7 +196,8 @@ import ImgBakeTestSupport
         #expect(flag.result.status == 0 && flag.report?.remote?.misses ?? 0 > 0 && flag.report?.remote?.uploads == 0)
         site.configure(cache: "remote = \"\(dav.url)\"\nremote_write = false")
         #expect(try await site.build("b").result.status == 0)
-        #expect(dav.requests().allSatisfy { $0.method == "GET" }, "\(dav.requests().map(\.method))")
+        // Reading only: the marker (absent), and once per build the look for a layout 1 record.
+        #expect(dav.requests().map(\.method).sorted() == ["GET", "GET", "HEAD", "HEAD"], "\(dav.requests())")
         #expect(dav.objects().isEmpty)
 
         let before = dav.requests().count

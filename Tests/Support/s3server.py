@@ -7,7 +7,8 @@ on loopback, with request authentication ON, so that AWS Signature V4 signatures
 Prints one line once it is ready:  READY <port> <access key id> <secret access key>
 The credentials are made by moto's IAM for this run (a user with an allow-all policy); requests signed
 with anything else get 403 (SignatureDoesNotMatch / InvalidAccessKeyId). moto checks the signature, not
-the x-amz-content-sha256 payload hash (real S3 checks both).
+the x-amz-content-sha256 payload hash (real S3 checks both); it is made to check the signature against the
+query as sent, as AWS does (see check_signatures_on_the_query_as_sent).
 
 moto turns authentication on after INITIAL_NO_AUTH_ACTION_COUNT unauthenticated actions; the four set-up
 calls below (create user, create key, attach policy, create bucket) are those.
@@ -19,7 +20,31 @@ os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = str(SETUP_ACTIONS)
 os.environ.setdefault("MOTO_ALLOW_NONEXISTENT_REGION", "true")
 
 import boto3  # noqa: E402  (after the environment moto reads at import)
+from urllib.parse import urlparse  # noqa: E402
+from moto.core.authorization import ActionAuthenticatorMixin  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
+
+
+def check_signatures_on_the_query_as_sent():
+    """moto 5 checks a Signature V4 signature against the request's query after decoding it (a listing's
+    prefix=v2%2F becomes prefix=v2/); AWS checks it against the query as sent, percent-encoded. So a request
+    signed as AWS wants it (boto3's, imgbake's) failed here, and one AWS refuses passed. This gives moto's
+    check the query as it came, from the WSGI environment: the server then accepts what AWS accepts."""
+    original = ActionAuthenticatorMixin._authenticate_and_authorize_action
+
+    def as_sent(self, iam_request_cls, resource="*"):
+        environ = getattr(getattr(self, "request", None), "environ", None) or {}
+        raw = environ.get("QUERY_STRING")
+        if not raw:
+            return original(self, iam_request_cls, resource)
+        decoded = self.uri
+        self.uri = urlparse(decoded)._replace(query=raw).geturl()
+        try:
+            return original(self, iam_request_cls, resource)
+        finally:
+            self.uri = decoded
+
+    ActionAuthenticatorMixin._authenticate_and_authorize_action = as_sent
 
 
 def free_port():
@@ -35,6 +60,7 @@ def main():
     ap.add_argument("--watch-parent", action="store_true", help="exit when the parent process ends")
     a = ap.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the test's stderr
+    check_signatures_on_the_query_as_sent()
     port = a.port or free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

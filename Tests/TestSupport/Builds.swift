@@ -22,6 +22,9 @@ package struct TestSite {
         config.fetch.retryDelay = .milliseconds(50)
         // Most test pages are one bare <img>: the alt check has tests of its own (AltTextTests).
         config.requireAlt = .off
+        // Test images are small: written into the page they would leave no file to check
+        // (LoadingPriorityTests check that).
+        config.output.inlineBytes = 0
         return config
     }
 

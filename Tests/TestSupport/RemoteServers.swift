@@ -5,7 +5,7 @@ import Glibc
 /// Real remote-cache servers on loopback, started by the tests: nginx with WebDAV PUT (Debian's
 /// `nginx` package) and moto's S3-compatible server (`Tests/Support/s3server.py`).
 
-/// nginx serving `<url>` = `http://127.0.0.1:<port>/cache` from `storage`, with PUT, under a folder of
+/// nginx serving `<url>` = `http://127.0.0.1:<port>/cache` from `storage`, with PUT, DELETE and PROPFIND, under a folder of
 /// its own (configuration, pid, logs, temporary files). Stopped when the value goes away.
 package final class DAVServer: @unchecked Sendable {
     package enum Fault: Sendable {
@@ -84,7 +84,11 @@ package final class DAVServer: @unchecked Sendable {
         let tokenRule = token.map { "if ($http_authorization != \"Bearer \($0)\") { return 401; }" } ?? ""
         let root = (storage as NSString).deletingLastPathComponent
         let location = "/" + (storage as NSString).lastPathComponent + "/"
+        // PROPFIND, for `cache gc --remote`, is in Debian's libnginx-mod-http-dav-ext (the Makefile installs it).
+        let davExt = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
+        let hasDavExt = FileManager.default.fileExists(atPath: davExt)
         return """
+        \(hasDavExt ? "load_module \(davExt);" : "")
         daemon off;
         \(geteuid() == 0 ? "user root;" : "")
         worker_processes 1;
@@ -106,6 +110,7 @@ package final class DAVServer: @unchecked Sendable {
                     \(faultRule)
                     \(tokenRule)
                     dav_methods PUT DELETE;
+                    \(hasDavExt ? "dav_ext_methods PROPFIND OPTIONS;" : "")
                     create_full_put_path on;
                     dav_access user:rw group:r all:r;
                 }
@@ -165,6 +170,57 @@ package final class S3Server: @unchecked Sendable {
             let task = Task { try await S3Server() }
             self.task = task
             return try await task.value
+        }
+    }
+}
+
+/// `Tests/Support/storeproxy.py` in front of a store: delays every request, counts requests and
+/// bytes each way, and answers the next requests with a throttling status when asked to.
+package final class StoreProxy: @unchecked Sendable {
+    package let port: Int
+    private let process: ChildProcess
+
+    package struct Stats: Decodable, Sendable {
+        package let requests: Int
+        package let bytes_up: Int
+        package let bytes_down: Int
+        package let by_method: [String: Int]
+        package let throttled: Int
+    }
+
+    package var url: String { "http://127.0.0.1:\(port)" }
+
+    package init(upstream: String, delayMilliseconds: Int = 0) async throws {
+        process = try ChildProcess("/usr/bin/env", ["python3", Paths.root + "/Tests/Support/storeproxy.py", "--upstream", upstream,
+                                                    "--delay-ms", String(delayMilliseconds), "--watch-parent"],
+                                   stdout: .pipe, stderr: .null)
+        let line = await firstLine(of: process.stdout!)
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, parts[0] == "READY", let port = Int(parts[1]) else {
+            process.terminate()
+            throw Origin.OriginError(message: "the store proxy did not start: \(line)")
+        }
+        self.port = port
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    package func stats() async throws -> Stats { try JSONDecoder().decode(Stats.self, from: try await control("stats")) }
+
+    package func reset() async throws { _ = try await control("reset") }
+
+    /// The next `count` requests are answered `status` (S3's SlowDown body) without reaching the store.
+    package func throttle(next count: Int, status: Int = 503, retryAfter: Int? = nil) async throws {
+        _ = try await control("throttle?count=\(count)&status=\(status)" + (retryAfter.map { "&retry_after=\($0)" } ?? ""))
+    }
+
+    private func control(_ path: String) async throws -> Data {
+        var request = TransferRequest(url: url + "/__proxy/" + path)
+        request.timeout = .seconds(30)
+        switch await probe.perform(request) {
+        case .success(let response) where response.status == 200: return Data(response.body)
+        case .success(let response): throw Origin.OriginError(message: "\(path): HTTP \(response.status)")
+        case .failure(let error): throw Origin.OriginError(message: "\(path): \(error)")
         }
     }
 }

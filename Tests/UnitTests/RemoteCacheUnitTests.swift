@@ -143,41 +143,125 @@ import ImgBakeTestSupport
                                          blob: BlobID(of: [1, 2, 3]), format: .jpeg, width: 640, height: 480, pages: 1, bytes: 3,
                                          validators: Validators(etag: "\"e\"", cacheControl: "max-age=60"), fetchedAt: 1_700_000_000)
 
-    @Test func originalRecordsRoundTripAndAreCheckedAgainstTheKeyAskedFor() throws {
-        let credits = Credits(copyright: "© A", artist: "B")
-        let bytes = RemoteJSON.encode(RemoteOriginalEntry(Self.original, credits: credits))
-        let entry = try #require(RemoteJSON.decode(RemoteOriginalEntry.self, bytes))
-        let (record, readCredits) = try entry.record(for: Self.original.key, maxBytes: 100).get()
-        #expect(record == Self.original && readCredits == credits)
-        #expect(throws: RemoteRecordError.self) { try entry.record(for: OriginalKey("https://images.example.com/b.jpg"), maxBytes: 100).get() }
-        var tampered = entry
-        tampered.bytes = 1 << 40
-        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
-        tampered = entry
-        tampered.blob = "../../etc/passwd"
-        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
-        tampered = entry
-        tampered.version = 2
-        #expect(throws: RemoteRecordError.self) { try tampered.record(for: Self.original.key, maxBytes: 100).get() }
+    /// A pack of `original`: a WebP and a JPEG variant, a dropped AVIF, a placeholder.
+    static func pack(tamper: (inout [UInt8]) -> Void = { _ in }) -> (bytes: [UInt8], rows: [VariantRecord], blobs: [BlobID: [UInt8]]) {
+        let blob = original.blob
+        func row(_ spec: String, _ format: ImageFormat, _ bytes: [UInt8]?) -> VariantRecord {
+            VariantRecord(key: VariantSpec.key(original: blob, canonical: spec), originalBlob: blob, spec: spec,
+                          blob: bytes.map { BlobID(of: $0) }, format: format, width: 64, height: 48, bytes: bytes?.count ?? 900)
+        }
+        let webp = Array("webp bytes".utf8), jpeg = Array("jpeg bytes, a few more".utf8)
+        let rows = [row("w=64;f=webp;q=80;e=4;anim=0;keep=", .webp, webp), row("w=64;f=jpeg;q=80;e=0;anim=0;keep=", .jpeg, jpeg),
+                    row("w=64;f=avif;q=50;e=1;anim=0;keep=", .avif, nil)]
+        var bytes = Pack.encode(key: .original(original.key), originalBlob: blob, original: (original, Credits(copyright: "© A")),
+                                variants: rows, placeholders: ["color": "#336699"],
+                                blobs: [(BlobID(of: webp), webp), (BlobID(of: jpeg), jpeg)], written: 1_800_000_000)
+        tamper(&bytes)
+        return (bytes, rows, [BlobID(of: webp): webp, BlobID(of: jpeg): jpeg])
     }
 
-    @Test func variantRecordsMustBeForTheVariantAndOriginalAskedFor() throws {
-        let key = VariantKey(hex: String(repeating: "a", count: 64))
-        let row = VariantRecord(key: key, originalBlob: Self.original.blob, spec: "w=64;f=webp", blob: BlobID(of: [9]),
-                                format: .webp, width: 64, height: 48, bytes: 1)
-        let entry = try #require(RemoteJSON.decode(RemoteVariantEntry.self, RemoteJSON.encode(RemoteVariantEntry(row))))
-        #expect(try entry.record(for: key, of: Self.original.blob).get() == row)
-        #expect(throws: RemoteRecordError.self) { try entry.record(for: key, of: BlobID(of: [7])).get() }
-        #expect(throws: RemoteRecordError.self) { try entry.record(for: VariantKey(hex: String(repeating: "b", count: 64)), of: Self.original.blob).get() }
-        var dropped = row
-        dropped.blob = nil
-        #expect(try RemoteVariantEntry(dropped).record(for: key, of: Self.original.blob).get().blob == nil)
+    @Test func aPackRoundTripsAndIsCheckedAgainstTheKeyAskedFor() throws {
+        let (bytes, rows, blobs) = Self.pack()
+        let pack = try Pack.decode(bytes, expected: .original(Self.original.key), maxOriginalBytes: 100).get()
+        #expect(pack.original?.record == Self.original && pack.original?.credits == Credits(copyright: "© A"))
+        #expect(pack.variants == Dictionary(uniqueKeysWithValues: rows.map { ($0.key, $0) }))
+        #expect(pack.blobs == blobs && pack.placeholders == ["color": "#336699"] && pack.written == 1_800_000_000)
+        #expect(pack.badBlobs.isEmpty && pack.foreign == 0)
+        #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "imgbake-pack 2 ")
+
+        #expect(throws: RemoteRecordError.self) { try Pack.decode(bytes, expected: .original(OriginalKey("https://images.example.com/b.jpg")), maxOriginalBytes: 100).get() }
+        #expect(throws: RemoteRecordError.self) { try Pack.decode(bytes, expected: .content(Self.original.blob), maxOriginalBytes: 100).get() }
+        #expect(throws: RemoteRecordError.self, "an original larger than fetch.max_bytes") {
+            try Pack.decode(bytes, expected: .original(Self.original.key), maxOriginalBytes: 2).get()
+        }
+        #expect(throws: RemoteRecordError.self) { try Pack.decode(Array(bytes.prefix(40)), expected: .original(Self.original.key), maxOriginalBytes: 100).get() }
+        #expect(throws: RemoteRecordError.self) { try Pack.decode(Array("{\"version\":1}".utf8), expected: .original(Self.original.key), maxOriginalBytes: 100).get() }
+        let later = Self.pack { bytes in bytes.replaceSubrange(13..<14, with: Array("3".utf8)) }.bytes
+        #expect(throws: RemoteRecordError.self, "a later layout's pack") { try Pack.decode(later, expected: .original(Self.original.key), maxOriginalBytes: 100).get() }
     }
 
-    @Test func objectPathsAreContentAddressedAndVersioned() {
-        #expect(RemotePath.blob(BlobID(of: [1])) == "cas/" + BlobID(of: [1]).hex)
-        #expect(RemotePath.original(OriginalKey("https://x.test/a.jpg")) == "ac/v1/original/" + BlobID(of: Array("https://x.test/a.jpg".utf8)).hex)
-        #expect(RemotePath.variant(VariantKey(hex: "ab")) == "ac/v1/variant/ab")
-        #expect(RemotePath.placeholder("lqip", of: BlobID(of: [1])) != RemotePath.placeholder("color", of: BlobID(of: [1])))
+    @Test func aPackBlobThatDoesNotMatchItsHashLeavesOnlyItsVariantOut() throws {
+        let (bytes, rows, _) = Self.pack { bytes in bytes[bytes.count - 3] ^= 0x5A } // inside the JPEG's bytes, the last blob
+        let pack = try Pack.decode(bytes, expected: .original(Self.original.key), maxOriginalBytes: 100).get()
+        #expect(pack.badBlobs == [rows[1].blob!])
+        #expect(Set(pack.variants.keys) == [rows[0].key, rows[2].key], "the WebP and the dropped AVIF stay")
+    }
+
+    @Test func variantsOfAnotherEncoderOrLyingAboutTheirSpecAreLeftOut() throws {
+        let spec = "w=64;f=webp;q=80;e=4;anim=0;keep="
+        let other = VariantRecord(key: VariantKey(hex: String(repeating: "c", count: 64)), originalBlob: Self.original.blob, spec: spec,
+                                  blob: nil, format: .webp, width: 64, height: 48, bytes: 10)
+        let bytes = Pack.encode(key: .content(Self.original.blob), originalBlob: Self.original.blob, original: nil, variants: [other],
+                                placeholders: [:], blobs: [], written: 0)
+        let pack = try Pack.decode(bytes, expected: .content(Self.original.blob), maxOriginalBytes: 100).get()
+        #expect(pack.variants.isEmpty && pack.foreign == 1 && pack.original == nil)
+        #expect(throws: RemoteRecordError.self, "a site file's pack holds no original record") {
+            let withOriginal = Pack.encode(key: .content(Self.original.blob), originalBlob: Self.original.blob, original: (Self.original, Credits()),
+                                           variants: [], placeholders: [:], blobs: [], written: 0)
+            return try Pack.decode(withOriginal, expected: .content(Self.original.blob), maxOriginalBytes: 100).get()
+        }
+    }
+
+    @Test func aBlobRangeOutsideThePackIsRefused() throws {
+        let (bytes, _, _) = Self.pack()
+        #expect(throws: RemoteRecordError.self) { try Pack.decode(Array(bytes.dropLast(5)), expected: .original(Self.original.key), maxOriginalBytes: 100).get() }
+    }
+
+    @Test func objectPathsAreVersionedAndContentAddressed() {
+        #expect(RemotePath.blob(BlobID(of: [1])) == "v2/blobs/" + BlobID(of: [1]).hex)
+        let key = OriginalKey("https://x.test/a.jpg")
+        #expect(RemotePath.pack(.original(key)) == "v2/packs/" + BlobID(of: Array("https://x.test/a.jpg".utf8)).hex)
+        #expect(RemotePath.pack(.content(BlobID(of: [1]))) == "v2/packs/" + BlobID(of: Array(("blob:" + BlobID(of: [1]).hex).utf8)).hex)
+        #expect(RemotePath.layout1Original(key) == "ac/v1/original/" + BlobID(of: Array("https://x.test/a.jpg".utf8)).hex)
+        #expect(PackKey.of(Self.original) == .original(Self.original.key))
+        var site = Self.original
+        site.key = OriginalKey("file:img/a.jpg")
+        #expect(PackKey.of(site) == .content(site.blob))
+    }
+
+    @Test func theLayoutMarkerListsLayoutsAndAnythingElseIsNotOne() throws {
+        let two = try #require(RemoteLayout.parse(RemoteLayout(layouts: [2]).bytes))
+        #expect(two.holdsThisVersion && two.newer.isEmpty)
+        let three = try #require(RemoteLayout.parse(Array("{\"layouts\":[3]}".utf8)))
+        #expect(!three.holdsThisVersion && three.newer == [3] && three.adding.layouts == [2, 3])
+        for bad in ["", "{}", "{\"layouts\":[]}", "{\"layouts\":\"2\"}", "<html>", "{\"layouts\":[0]}"] {
+            #expect(RemoteLayout.parse(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
+    // MARK: Retention listings
+
+    @Test func listingsAreReadFromS3AndWebDAVAnswers() {
+        let s3 = """
+            <?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>cache</Name>\
+            <Contents><Key>site/v2/packs/ab</Key><LastModified>2026-11-25T08:00:00.000Z</LastModified><Size>1234</Size></Contents>\
+            <Contents><Key>site/v2/blobs/a&amp;b</Key><LastModified>2026-11-24T08:00:00Z</LastModified><Size>5</Size></Contents>\
+            <IsTruncated>true</IsTruncated></ListBucketResult>
+            """[...]
+        let contents = XMLText.elements("Contents", in: s3)
+        #expect(contents.count == 2)
+        #expect(XMLText.elements("Key", in: contents[1]).first.map(XMLText.unescape) == "site/v2/blobs/a&b")
+        #expect(XMLText.elements("LastModified", in: contents[0]).first.flatMap { StoreDate.iso8601(String($0)) } == 1_795_593_600)
+        #expect(XMLText.elements("LastModified", in: contents[1]).first.flatMap { StoreDate.iso8601(String($0)) } == 1_795_507_200)
+        #expect(XMLText.elements("IsTruncated", in: s3) == ["true"])
+        // nginx's dav-ext module: D: prefixes, a collection, a self-closing element.
+        let dav = """
+            <?xml version="1.0" encoding="utf-8" ?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/cache/v2/</D:href><D:propstat><D:prop>\
+            <D:getlastmodified>Wed, 25 Nov 2026 08:00:00 GMT</D:getlastmodified><D:resourcetype><D:collection/></D:resourcetype></D:prop>\
+            </D:propstat></D:response><D:response><D:href>/cache/v2/packs/ab</D:href><D:propstat><D:prop><D:getcontentlength>77</D:getcontentlength>\
+            <D:getlastmodified>Wed, 25 Nov 2026 08:00:00 GMT</D:getlastmodified><D:resourcetype/></D:prop></D:propstat></D:response></D:multistatus>
+            """[...]
+        let responses = XMLText.elements("response", in: dav)
+        #expect(responses.count == 2)
+        #expect(XMLText.elements("resourcetype", in: responses[0]).first?.contains("collection") == true)
+        #expect(XMLText.elements("resourcetype", in: responses[1]).first == "")
+        #expect(XMLText.elements("getcontentlength", in: responses[1]) == ["77"])
+        #expect(XMLText.elements("href", in: responses[1]) == ["/cache/v2/packs/ab"])
+        #expect(XMLText.escape("a<&>") == "a&lt;&amp;&gt;")
+    }
+
+    @Test func s3ListingQueriesAreSentInSignatureV4sCanonicalForm() {
+        #expect(RemoteRetention.Lister.encode("site/v2/packs/ab-c_d.e~f") == "site%2Fv2%2Fpacks%2Fab-c_d.e~f")
+        #expect(RemoteRetention.Lister.encode("a b+é") == "a%20b%2B%C3%A9")
     }
 }

@@ -27,11 +27,13 @@ public final class BlobStore: Sendable {
 
     /// Stores `bytes` whose id the caller already computed or checked (a record names it): hashing
     /// them again here was a second SHA-256 of every original and variant stored.
-    public func write(_ bytes: [UInt8], as id: BlobID) throws {
+    /// `durable: false` for a blob another copy of which is elsewhere (the remote cache): a file lost
+    /// or left short by a crash is a miss (its size is checked), a damaged one is found when read.
+    public func write(_ bytes: [UInt8], as id: BlobID, durable: Bool = true) throws {
         let path = path(of: id)
         if AtomicFile.size(of: path) == bytes.count { return }
         try AtomicFile.makeDirectory(PathName.parent(path))
-        try AtomicFile.write(bytes, to: path, durable: true)
+        try AtomicFile.write(bytes, to: path, durable: durable)
     }
 
     /// Stores a small blob a build can do without (a page as written: a lost one only means the page

@@ -202,6 +202,24 @@ public final class ImageCache: Sendable {
         return rows
     }
 
+    /// Variants and placeholders from the remote cache, their blobs already checked against the ids
+    /// their rows name: stored without hashing them again, and without an fsync (the remote has them;
+    /// a blob lost or damaged by a crash is a miss, or found when read).
+    public func storeFetchedVariants(_ fetched: [(row: VariantRecord, bytes: [UInt8]?)], of original: BlobID,
+                                     placeholders: [String: String], now: Double) async {
+        await store({ index, blobs in
+            for (row, bytes) in fetched { if let bytes, let id = row.blob { try blobs.write(bytes, as: id, durable: false) } }
+            try index.putVariants(fetched.map(\.row), now: now)
+            for (kind, value) in placeholders { try index.putPlaceholder(value, kind: kind, for: original) }
+        }, else: { kept in
+            for (row, bytes) in fetched {
+                kept.variants[row.key] = row
+                if let blob = row.blob, let bytes { kept.blobs[blob] = bytes }
+            }
+            for (kind, value) in placeholders { kept.placeholders[CacheOverlay.placeholderKey(kind, original)] = value }
+        })
+    }
+
     // MARK: Blobs
 
     /// Reads and verifies a blob on the cache's threads.

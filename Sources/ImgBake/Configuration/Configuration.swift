@@ -73,6 +73,13 @@ public enum OriginalsPolicy: String, Sendable, CaseIterable {
     case referenced
 }
 
+public enum LCPPolicy: String, Sendable, CaseIterable {
+    /// The first large image in the first screen of the page's content.
+    case auto
+    /// None: only `eager` decides what is not lazy.
+    case off
+}
+
 /// What a link around an image that points at the same image (Sphinx's image references, lightbox
 /// plugins: `<a href="x.jpg"><img src="x.jpg"></a>`) becomes.
 public enum ImageLinkPolicy: String, Sendable, CaseIterable {
@@ -106,6 +113,20 @@ public struct OutputSettings: Sendable {
     public var imageLinks = ImageLinkPolicy.widest
     /// With `--out`: every image file of the site copied, or only those still mentioned.
     public var originals = OriginalsPolicy.all
+    /// How far down a page its first screen reaches, in bytes of markup from the start of `main` or
+    /// `article` (twice that from `body` when the page has neither): images there are not lazy, and the
+    /// largest of them gets priority (jampack's measure).
+    public var foldBytes = 5000
+    /// Whether the page's likely Largest Contentful Paint image is found and given priority
+    /// (`fetchpriority="high"`, no lazy loading, a preload for a background).
+    public var lcp = LCPPolicy.auto
+    /// Pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's `relativeURLs`:
+    /// the site works from any folder, and opened from disk. Feeds and social cards stay absolute
+    /// (under `base_url`); Markdown keeps the public path (its page's URL is the generator's to decide).
+    public var relativeURLs = false
+    /// Images in the first screen whose file is at most this many bytes are written into the page as
+    /// `data:` URIs (0: never), unless the page's Content-Security-Policy forbids `data:` images.
+    public var inlineBytes = 1500
 
     public init() {}
 

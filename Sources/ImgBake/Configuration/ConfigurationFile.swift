@@ -78,6 +78,10 @@ struct Reader {
             case "eager": config.output.eager = try integer(name, node, in: 0...1000)
             case "image_links": config.output.imageLinks = try choice(name, node)
             case "originals": config.output.originals = try choice(name, node)
+            case "fold": config.output.foldBytes = try integer(name, node, in: 0...10_000_000)
+            case "lcp": config.output.lcp = try choice(name, node)
+            case "relative_urls": config.output.relativeURLs = try bool(name, node)
+            case "inline_images": config.output.inlineBytes = try integer(name, node, in: 0...65_536)
             case "base_url":
                 let text = try string(name, node)
                 guard let url = RemoteURL.resolve(text.hasSuffix("/") ? text : text + "/"), text.contains("://") else {
@@ -89,7 +93,7 @@ struct Reader {
                 guard text.hasPrefix("/") else { throw fail(name, node, "must be a URL path starting with /, such as \"/blog/\"") }
                 config.output.siteRoot = text.hasSuffix("/") ? text : text + "/"
             default: throw unknown(name, node, known: ["dir", "images_dir", "public_path", "markup", "markdown", "sizes", "templates_dir",
-                                                       "eager", "base_url", "site_root", "image_links", "originals"])
+                                                       "eager", "base_url", "site_root", "image_links", "originals", "fold", "lcp", "inline_images", "relative_urls"])
             }
         }
         // What was not given follows from what was: the site root from base_url, the public path

@@ -97,6 +97,9 @@ public struct ImageReference: Sendable {
     public static let socialWidth = 1200
     /// Feeds and social cards need absolute URLs: `output.base_url` + the local path.
     public var absolute = false
+    /// Where on an HTML page the reference is (`<img src>` and CSS in a `style` attribute): what decides
+    /// which images load first.
+    public var placement: Placement?
 
     public init(kind: Kind, source: ImageSource, location: SourceLocation, range: Range<Int>, syntax: Syntax,
                 element: ImageElement? = nil, target: Target = .fallback, absolute: Bool = false) {
@@ -111,11 +114,42 @@ public struct ImageReference: Sendable {
     }
 
     /// The variants this reference asks for: the configured ones, or its element's overrides; a social
-    /// card one image at the width platforms ask for.
+    /// card one image at the width platforms ask for; an image the author shows at a width of theirs the
+    /// configured widths up to about three times that (a phone's pixels), not more.
     public func request(over base: VariantRequest) -> Result<VariantRequest, VariantRequest.OverrideError> {
         if target == .social { return .success(VariantRequest(widths: [Self.socialWidth], formats: [.original])) }
-        guard let element, element.widthsOverride != nil || element.formatsOverride != nil else { return .success(base) }
-        return VariantRequest.parse(widths: element.widthsOverride, formats: element.formatsOverride, over: base)
+        guard let element else { return .success(base) }
+        var request = base
+        if element.widthsOverride == nil, let shown = element.displayWidth { request = base.forDisplay(at: shown) }
+        guard element.widthsOverride != nil || element.formatsOverride != nil else { return .success(request) }
+        return VariantRequest.parse(widths: element.widthsOverride, formats: element.formatsOverride, over: request)
+    }
+}
+
+/// Where on a page an image is, for deciding what loads first: the largest image in the first screen
+/// (the likely Largest Contentful Paint) early and with priority, what lies further down lazily.
+public struct Placement: Sendable, Hashable {
+    /// Inside `main` or `article`: the page's content.
+    public var inContent: Bool
+    /// Inside `nav`, `footer` or `aside`: the page's frame (menus, sidebars), inside the content too.
+    public var inFrame: Bool
+    /// Bytes of markup from where the content starts (`main`, `article`, else `body`) to the element;
+    /// negative before it (a site header above `main`).
+    public var depth: Int
+    /// Whether the content start is `main`/`article` (the fold lies nearer) or `body`.
+    public var measuredFromContent: Bool
+    /// Its class, id, alt text or file name says it is a logo, icon, avatar, emoji or badge.
+    public var looksDecorative: Bool
+    /// `data-imgbake-lcp="true"` or `"false"`: the author's choice.
+    public var lcp: Bool?
+
+    public init(inContent: Bool, inFrame: Bool, depth: Int, measuredFromContent: Bool, looksDecorative: Bool, lcp: Bool?) {
+        self.inContent = inContent
+        self.inFrame = inFrame
+        self.depth = depth
+        self.measuredFromContent = measuredFromContent
+        self.looksDecorative = looksDecorative
+        self.lcp = lcp
     }
 }
 
@@ -137,8 +171,14 @@ public struct ImageElement: Sendable, Hashable {
     /// The author's `width` and `height`, when they are numbers (checked against the image's shape).
     public var width: Int?
     public var height: Int?
+    /// `width` and `height` in CSS pixels from its `style` attribute.
+    public var styleWidth: Int? = nil
+    public var styleHeight: Int? = nil
 
     public var hasSrcset: Bool { attributeNames.contains("srcset") }
+
+    /// The width the author gave the image in CSS pixels, from its `style` or its `width` attribute.
+    public var displayWidth: Int? { styleWidth ?? width }
 }
 
 /// What scanning one page produced.
@@ -154,6 +194,10 @@ public struct PageScan: Sendable {
     public var remoteBase: (url: RemoteURL, location: SourceLocation)?
     /// Markdown only: every image node in document order (but those in another image's description).
     public var markdownImages: [MarkdownImageSlot] = []
+    /// HTML: where `</head>` is, for a preload of a background image that is the page's largest.
+    public var headEnd: Int?
+    /// HTML: false when the page's Content-Security-Policy (a `<meta http-equiv>`) forbids `data:` images.
+    public var allowsDataImages = true
 }
 
 /// A Markdown image node and the reference (inline destination or definition) that decides its URL,

@@ -14,6 +14,15 @@ public struct VariantRequest: Hashable, Sendable {
         self.formats = unique
     }
 
+    /// For an image shown `width` CSS pixels wide: the widths up to three times that (screens of up to
+    /// three device pixels a CSS pixel), and the next one when it is within four times (about 3×, from
+    /// the widths there are); at least the narrowest.
+    public func forDisplay(at width: Int) -> VariantRequest {
+        var kept = widths.filter { $0 <= 3 * width }
+        if let next = widths.first(where: { $0 > 3 * width }), next <= 4 * width || kept.isEmpty { kept.append(next) }
+        return VariantRequest(widths: kept, formats: formats)
+    }
+
     /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,

@@ -51,7 +51,12 @@ extension Build {
     private func look(at pages: [SelectedPage], _ images: ResolvedSet, _ plan: BuildPlan, _ findings: inout Findings) {
         findings.imageWarnings += images.failureWarnings(for: pages.filter { $0.leftAlone == nil }.map(\.page.scan))
         if plan.check { findings.remaining += remaining(pages, images: images, plan) }
-        for page in pages { findings.report?.add(scanned: page.page, images: images, skippedBecause: page.leftAlone) }
+        guard findings.report != nil else { return }
+        let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
+        for page in pages {
+            let lcp = page.requests.flatMap { rewriter.priority(of: page.page.scan, requests: $0, images: images.image(for:)).candidate }
+            findings.report?.add(scanned: page.page, images: images, skippedBecause: page.leftAlone, lcp: lcp)
+        }
     }
 
     /// Writes a batch: its image files, its pages, and the states of its pages with the files it

@@ -55,7 +55,12 @@ extension Build {
     /// the repair produced.
     func writeImagesAndRewrite(_ pages: [RewritablePage], _ images: inout ResolvedSet, _ plan: BuildPlan,
                                _ services: BuildServices) async throws(BuildError) -> RewrittenPages {
-        let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer)
+        let store = services.cache
+        // Small files in a page's first screen are written into it (`output.inline_images`).
+        let rewriter = PageRewriter(output: plan.configuration.output, images: plan.configuration.images, renderer: plan.renderer) { variant in
+            guard case .found(let bytes) = store.readBlobHere(variant.blob) else { return nil }
+            return bytes
+        }
         let cache = plan.inPlace ? nil : services.cache
         // Pages are independent: rewritten on every core (a fifth of a warm build's CPU was here, on one).
         let rewriteAll = { (images: ResolvedSet) -> [PageRewrite?] in

@@ -12,7 +12,8 @@ enum BuildFingerprint {
             "quality=\(i.quality.webp),\(i.quality.avif),\(i.quality.jpeg)", "keep=\(i.keepMetadata.sorted())",
             "max_pixels=\(i.maxPixels)", "max_frames=\(i.maxFrames)", "placeholder=\(i.placeholder.rawValue)", "svg=\(i.svg.rawValue)",
             "local=\(i.local)", "front_matter=\(i.frontMatterKeys)", "base_url=\(o.baseURL?.string ?? "")", "site_root=\(o.siteRoot)",
-            "image_links=\(o.imageLinks.rawValue)", "originals=\(o.originals.rawValue)", "exclude=\(config.exclude.map { $0.pattern })",
+            "image_links=\(o.imageLinks.rawValue)", "originals=\(o.originals.rawValue)",
+            "fold=\(o.foldBytes)", "lcp=\(o.lcp.rawValue)", "inline=\(o.inlineBytes)", "relative=\(o.relativeURLs)", "exclude=\(config.exclude.map { $0.pattern })",
             "strip_query=\(f.stripQuery)",
             "key_rules=\(f.hostRules.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" })",
         ]

@@ -9,6 +9,9 @@ public struct SiteScan: Sendable {
         public var column: Int
         public var kind: ImageReference.Kind
         public var url: String
+        /// On the page's likely Largest Contentful Paint image: why it was taken (by its place and the
+        /// size the author gave; `scan` has no images, so one of unknown size counts as large).
+        public var lcp: String? = nil
 
         public var location: SourceLocation { SourceLocation(file: file, line: line, column: column) }
     }
@@ -32,7 +35,8 @@ public struct SiteScan: Sendable {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
         let inventory = SiteInventory.walk(site, skipping: [])
-        let settings = try BuildPlan(config, now: 0).scanSettings
+        let plan = try BuildPlan(config, now: 0)
+        let settings = plan.scanSettings
         var diagnostics = inventory.diagnostics
         for batch in inventory.pages.batches(of: Build.batchPages) {
             var scanned: [ScannedPage] = []
@@ -44,9 +48,11 @@ public struct SiteScan: Sendable {
             }
             for page in scanned.sorted(by: { $0.scan.file.path < $1.scan.file.path }) {
                 diagnostics += page.scan.diagnostics
-                for reference in page.scan.references {
+                let priority = LoadingPriority(page.scan.references, output: config.output, unknownIsLarge: true) { _ in nil }
+                for (index, reference) in page.scan.references.enumerated() {
                     body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
-                               kind: reference.kind, url: reference.source.description))
+                               kind: reference.kind, url: reference.source.description,
+                               lcp: priority.candidate?.index == index ? priority.candidate?.reason : nil))
                 }
             }
         }

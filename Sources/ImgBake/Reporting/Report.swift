@@ -114,6 +114,8 @@ public struct BuildReport: Codable, Sendable {
         public var reason: String?
         /// Index into `images`.
         public var image: Int?
+        /// On the reference taken for its page's likely Largest Contentful Paint image: why.
+        public var lcp: String?
     }
 
     public struct Message: Codable, Sendable {
@@ -167,8 +169,10 @@ struct ReportBuilder {
         }
     }
 
-    mutating func add(scanned page: ScannedPage, images set: ResolvedSet, skippedBecause skip: String?) {
-        for reference in page.scan.references {
+    /// `lcp`: the reference taken for the page's likely LCP image, and why.
+    mutating func add(scanned page: ScannedPage, images set: ResolvedSet, skippedBecause skip: String?,
+                      lcp: (index: Int, reason: String)? = nil) {
+        for (position, reference) in page.scan.references.enumerated() {
             var entry = BuildReport.Reference(file: reference.location.file, line: reference.location.line,
                                               column: reference.location.column, kind: reference.kind.rawValue,
                                               url: reference.source.description, outcome: "skipped", reason: skip)
@@ -177,6 +181,7 @@ struct ReportBuilder {
                 entry.outcome = report.images[index].outcome
                 entry.reason = report.images[index].reason
             }
+            if lcp?.index == position { entry.lcp = lcp?.reason }
             report.references.append(entry)
         }
     }

@@ -31,7 +31,7 @@ extension ImageManager {
                 refreshed.validators = merged(record.validators, validators)
                 refreshed.fetchedAt = now()
                 await cache.revalidated(refreshed, now: now())
-                writeBack(refreshed, credits: credits ?? Credits())
+                writeBack(refreshed, credits: credits ?? Credits(), downloaded: false)
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
                 return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)

@@ -9,7 +9,7 @@ extension ImageManager {
         }
         switch await variantSet(record, request: key.request) {
         case .success(let made):
-            writeBackUsed(record, made, origin: origin, credits: credits)
+            await writeBackDone(record, request: key.request, origin: origin, credits: credits)
             return .resolved(image(record, url: url, made, origin: origin, credits: credits), notes: notes)
         case .failure(.originalDamaged(let why)):
             // Made again from a fresh download; the repair is reported with the image.
@@ -17,7 +17,9 @@ extension ImageManager {
             guard case .available(let again, let origin, let credits, var notes) = refetched else { return refetched.failure }
             notes.append("cache: the original \(why); fetched again")
             switch await variantSet(again, request: key.request) {
-            case .success(let made): return .resolved(image(again, url: url, made, origin: origin, credits: credits), notes: notes)
+            case .success(let made):
+                await writeBackDone(again, request: key.request, origin: origin, credits: credits)
+                return .resolved(image(again, url: url, made, origin: origin, credits: credits), notes: notes)
             case .failure(let failure): return failure.resolution
             }
         case .failure(let failure):
@@ -71,7 +73,7 @@ extension ImageManager {
         // A row whose blob file vanished or changed size is a miss.
         let local = (try? await cache.storedVariants(keys, placeholder: kind == .none ? nil : kind.rawValue, of: record.blob)) ?? ([:], nil)
         let (stored, storedPlaceholder) = await withRemoteVariants(local, keys, placeholder: kind == .none ? nil : kind.rawValue,
-                                                                   of: record.blob)
+                                                                   of: record)
         let missing = specs.filter { stored[$0.key(original: record.blob)] == nil }
         let needsPlaceholder = kind != .none && storedPlaceholder == nil
         var records = specs.compactMap { stored[$0.key(original: record.blob)] }
@@ -110,7 +112,7 @@ extension ImageManager {
             // What the cache cannot store (read-only, full disk) it keeps for this build.
             let newPlaceholder = output.placeholder.map { (kind: kind.rawValue, value: $0) }
             let storedRows = await cache.storeVariants(rows, of: record.blob, placeholder: newPlaceholder, now: now())
-            writeBack(storedRows, of: record.blob, placeholder: newPlaceholder)
+            writeBack(storedRows, of: record, placeholder: newPlaceholder)
             records += storedRows
             encodedCount = made.count
             placeholderValue = output.placeholder ?? placeholderValue

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Generates the markup for one image: the author's `<img>` tag (or one made for a Markdown image)
 /// with its `src` replaced and the template's attributes added, inside the `picture` or `img`
 /// template. The author's attributes are kept byte for byte.
@@ -16,6 +18,11 @@ struct ImageMarkup {
         /// Lower-cased names of the attributes the tag has.
         var attributes: Set<String>
         var sizes: String?
+        /// The width the author shows it at, in CSS pixels (`width` attribute or inline style).
+        var displayWidth: Int? = nil
+        /// The author's `width` and `height` attributes, when they are numbers.
+        var width: Int? = nil
+        var height: Int? = nil
     }
 
     /// A tag for a Markdown image: `<img src="…" alt="…" title="…">`.
@@ -28,10 +35,14 @@ struct ImageMarkup {
                    attributes: title == nil ? ["src", "alt"] : ["src", "alt", "title"], sizes: nil)
     }
 
-    /// The markup, and the variants it refers to.
-    func render(_ tag: Tag, image: ResolvedImage, variants: [StoredVariant], eager: Bool) -> (String, [StoredVariant])? {
+    /// The markup, and the variants it refers to. `inline`: the file's bytes when the image is small and
+    /// in the first screen: written into the page as a `data:` URI, no file, no `srcset`.
+    func render(_ tag: Tag, image: ResolvedImage, variants: [StoredVariant], priority: LoadingPriority.Level,
+                inline: (StoredVariant, [UInt8])? = nil) -> (String, [StoredVariant])? {
         guard let fallback = variants.widest(in: image.fallbackFormat) else { return nil }
-        let sizes = tag.sizes ?? output.sizes
+        if let (file, bytes) = inline { return (inlined(tag, file: file, bytes: bytes), []) }
+        // An image the author shows at a width of theirs is that wide on every screen.
+        let sizes = tag.sizes ?? tag.displayWidth.map { "\($0)px" } ?? output.sizes
         let candidates: [StoredVariant]
         let sources: [[String: Any]]
         switch output.markup {
@@ -62,12 +73,9 @@ struct ImageMarkup {
         let names = tag.attributes
         var added: [String: Any] = ["srcset": naming.srcset(candidates, of: image)]
         if !names.contains("sizes") { added["sizes"] = sizes }
-        // Width and height give the aspect ratio; if the author set either, theirs decide the layout.
-        if !names.contains("width") && !names.contains("height") {
-            added["width"] = String(src.width)
-            added["height"] = String(src.height)
-        }
-        if !names.contains("loading") && !eager { added["loading"] = "lazy" }
+        added.merge(dimensions(tag, src: src)) { $1 }
+        if !names.contains("loading") && priority == .lazy { added["loading"] = "lazy" }
+        if !names.contains("fetchpriority") && priority == .high { added["fetchpriority"] = "high" }
         if !names.contains("decoding") { added["decoding"] = "async" }
         if !names.contains("style"), let style = placeholderStyle(image) { added["style"] = style }
         if let hash = image.placeholder, placeholderKind == .blurhash { added["blurhash"] = hash }
@@ -95,6 +103,35 @@ struct ImageMarkup {
         // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
         let template = output.markup == .img || sources.isEmpty ? "img" : "picture"
         return (renderer.render(template, context), used)
+    }
+
+    /// Width and height give the box its aspect ratio before the image arrives (no layout shift): both
+    /// the image's own when the author set neither, the missing one from the image's proportions when
+    /// the author set one (their number decides the size).
+    private func dimensions(_ tag: Tag, src: StoredVariant) -> [String: Any] {
+        switch (tag.attributes.contains("width"), tag.attributes.contains("height")) {
+        case (false, false): return ["width": String(src.width), "height": String(src.height)]
+        case (true, false):
+            guard let width = tag.width, src.width > 0 else { return [:] }
+            return ["height": String(Int((Double(width) * Double(src.height) / Double(src.width)).rounded()))]
+        case (false, true):
+            guard let height = tag.height, src.height > 0 else { return [:] }
+            return ["width": String(Int((Double(height) * Double(src.width) / Double(src.height)).rounded()))]
+        case (true, true): return [:]
+        }
+    }
+
+    /// The author's tag with the image itself as its `src`, and its size.
+    private func inlined(_ tag: Tag, file: StoredVariant, bytes: [UInt8]) -> String {
+        let uri = "data:\(file.format.mimeType);base64," + Data(bytes).base64EncodedString()
+        var added = dimensions(tag, src: file)
+        if !tag.attributes.contains("decoding") { added["decoding"] = "async" }
+        let attributes = renderer.render("img-attributes", added)
+        let img = (try? Splicer.apply([
+            Edit(tag.src, ReplacementText.attribute(uri, quote: tag.srcQuote)),
+            Edit(tag.insertion..<tag.insertion, attributes),
+        ], to: tag.bytes)) ?? tag.bytes
+        return String(decoding: img, as: UTF8.self)
     }
 
     /// A background that shows while the image loads: the dominant colour or the blurred preview.

@@ -6,6 +6,15 @@ public struct OutputNaming: Sendable {
         self.publicPath = publicPath.hasSuffix("/") ? publicPath : publicPath + "/"
     }
 
+    /// How `page` (a path in the site) refers to the images folder: the public path, or with
+    /// `output.relative_urls` a path relative to the page (`../_img/` from `posts/a.html`) for HTML and
+    /// stylesheets.
+    public static func forPage(_ page: String, kind: SourceFile.Kind, output: OutputSettings) -> OutputNaming {
+        guard output.relativeURLs, kind == .html || kind == .css, !output.publicPathIsAbsolute else { return OutputNaming(publicPath: output.publicPath) }
+        let depth = page.split(separator: "/", omittingEmptySubsequences: true).count - 1
+        return OutputNaming(publicPath: String(repeating: "../", count: max(0, depth)) + output.imagesDirectory + "/")
+    }
+
     /// A file-name-safe stem from the URL's last path segment: lower-case letters, digits and dashes,
     /// at most 40 characters, `image` when nothing is left.
     public static func stem(for source: ImageSource) -> String {

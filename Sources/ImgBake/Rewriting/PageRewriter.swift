@@ -11,6 +11,8 @@ public struct PageRewrite: Sendable {
     public var localised: Int
     /// The new bytes' blob in the cache (`--out`), for writing the page again if its output is lost.
     public var rendered: BlobID? = nil
+    /// The reference taken for the page's likely Largest Contentful Paint image, and why.
+    public var lcp: (location: SourceLocation, reason: String)? = nil
 }
 
 /// Turns a scanned page and the resolved images into byte splices. An `<img src>` (not in a
@@ -23,18 +25,24 @@ public struct PageRewriter: Sendable {
     public var plan: VariantPlan
     public var renderer: MarkupRenderer
     public var naming: OutputNaming
+    /// A small file's bytes, to write it into a page as a `data:` URI (nil: never inlined).
+    public var fileBytes: (@Sendable (StoredVariant) -> [UInt8]?)?
 
-    public init(output: OutputSettings, images: ImageSettings, renderer: MarkupRenderer) {
+    public init(output: OutputSettings, images: ImageSettings, renderer: MarkupRenderer,
+                fileBytes: (@Sendable (StoredVariant) -> [UInt8]?)? = nil) {
         self.output = output
         self.plan = VariantPlan(settings: images)
         self.renderer = renderer
         naming = OutputNaming(publicPath: output.publicPath)
+        self.fileBytes = fileBytes
     }
 
     /// - Parameter requests: the variant request of each reference (aligned with `scan.references`).
     public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> PageRewrite {
+        // Files named as the page refers to them: the public path, or relative to the page.
+        let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
-        let writer = ReferenceWriter(naming: naming, output: output)
+        let writer = ReferenceWriter(naming: naming, rootNaming: self.naming, output: output)
         var edits: [Edit] = []
         var diagnostics: [Diagnostic] = []
         var outputs = Set<OutputImage>()
@@ -48,7 +56,7 @@ public struct PageRewriter: Sendable {
                 guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
                       let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
                                                        variants: resolved.variants(for: plan.defaultRequest, plan: plan),
-                                                       eager: marked < output.eager)
+                                                       priority: marked < output.eager ? .eager : .lazy)
                 else { continue }
                 marked += 1
                 edits.append(Edit(span, html))
@@ -57,6 +65,8 @@ public struct PageRewriter: Sendable {
             }
         }
         let convertedSlots = Set(converted.keys)
+        let priority = priority(of: scan, requests: requests, images: images)
+        var preloads: [String] = []
 
         for (index, reference) in scan.references.enumerated() {
             if converted.values.contains(where: { $0.contains(reference.range.lowerBound) }) { continue }
@@ -78,8 +88,12 @@ public struct PageRewriter: Sendable {
                 let tag = ImageMarkup.Tag(bytes: Array(scan.file.bytes[element.tagRange]),
                                           src: reference.range.lowerBound - start..<reference.range.upperBound - start,
                                           srcQuote: quote, insertion: element.insertionOffset - start,
-                                          attributes: element.attributeNames, sizes: element.sizes)
-                if let (html, used) = markup.render(tag, image: image, variants: variants, eager: marked < output.eager) {
+                                          attributes: element.attributeNames, sizes: element.sizes,
+                                          displayWidth: element.displayWidth, width: element.width, height: element.height)
+                var level = priority.level(of: index)
+                if level == .lazy && marked < output.eager { level = .eager }
+                let inline = level != .lazy && scan.allowsDataImages ? inlined(variants) : nil
+                if let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) {
                     marked += 1
                     edits.append(Edit(element.tagRange, html))
                     for variant in used { outputs.insert(outputImage(variant, image)) }
@@ -92,6 +106,8 @@ public struct PageRewriter: Sendable {
                 edits.append(edit)
                 for variant in used { outputs.insert(outputImage(variant, image)) }
                 written[index] = url
+                // A background that is the page's likely LCP image is asked for before the stylesheet is.
+                if priority.level(of: index) == .high, reference.kind == .css { preloads.append(url) }
             case .problem(let why)?:
                 diagnostics.append(Diagnostic(.error, why, at: reference.location))
             case nil:
@@ -99,7 +115,13 @@ public struct PageRewriter: Sendable {
             }
         }
 
-        guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: diagnostics, localised: 0) }
+        if let headEnd = scan.headEnd, !preloads.isEmpty {
+            edits.append(Edit(headEnd..<headEnd, preloads.map {
+                "<link rel=\"preload\" as=\"image\" href=\"\(HTMLEntities.escapeAttribute($0))\" fetchpriority=\"high\">"
+            }.joined()))
+        }
+        let lcp = priority.candidate.map { (scan.references[$0.index].location, $0.reason) }
+        guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: diagnostics, localised: 0, lcp: lcp) }
         let bytes: [UInt8]
         do { bytes = try Splicer.apply(edits, to: scan.file.bytes) } catch {
             return unchanged(scan, "internal error: \(error); page left unchanged")
@@ -108,7 +130,22 @@ public struct PageRewriter: Sendable {
            let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: written, converted: convertedSlots) {
             return unchanged(scan, "the rewritten Markdown did not parse as intended (\(problem)); page left unchanged")
         }
-        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: diagnostics, localised: written.count + converted.count)
+        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: diagnostics, localised: written.count + converted.count, lcp: lcp)
+    }
+
+    /// Which of the page's images load first; an image's width is the widest file this page would use.
+    func priority(of scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> LoadingPriority {
+        LoadingPriority(scan.references, output: output) { index in
+            images(scan.references[index].source).map { plan.widths(for: $0.source, request: requests[index]).max() ?? $0.source.width }
+        }
+    }
+
+    /// The smallest file of the variants, with its bytes, when it is small enough to be written into the
+    /// page (`output.inline_images`).
+    private func inlined(_ variants: [StoredVariant]) -> (StoredVariant, [UInt8])? {
+        guard output.inlineBytes > 0, let fileBytes, let smallest = variants.min(by: { $0.bytes < $1.bytes }),
+              smallest.bytes <= output.inlineBytes, smallest.format != .svg, let bytes = fileBytes(smallest) else { return nil }
+        return (smallest, bytes)
     }
 
     private func unchanged(_ scan: PageScan, _ message: String) -> PageRewrite {

@@ -4,6 +4,8 @@
 /// rewriter's; everything else goes through here.
 struct ReferenceWriter: Sendable {
     let naming: OutputNaming
+    /// For absolute URLs (feeds, social cards): under `base_url`, from the public path.
+    let rootNaming: OutputNaming
     let output: OutputSettings
 
     enum Written {
@@ -36,8 +38,7 @@ struct ReferenceWriter: Sendable {
     }
 
     private func url(_ file: StoredVariant, of image: ResolvedImage, absolute: Bool) -> String? {
-        let url = naming.url(file, of: image)
-        return absolute ? output.absolute(url) : url
+        return absolute ? output.absolute(rootNaming.url(file, of: image)) : naming.url(file, of: image)
     }
 
     private func missingBase(_ reference: ImageReference) -> Written {

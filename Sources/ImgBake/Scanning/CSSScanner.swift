@@ -296,3 +296,23 @@ extension CSSScanner {
         return references
     }
 }
+
+extension CSSScanner {
+    /// The value in CSS pixels of a declaration `property: <n>px` in a `style` attribute's text (the last
+    /// one wins, as in CSS); nil when absent or not in pixels (`50%`, `auto`, `20em`).
+    static func pixels(_ property: String, in style: String) -> Int? {
+        var found: Int?
+        for declaration in style.split(separator: ";") {
+            guard let colon = declaration.firstIndex(of: ":"),
+                  declaration[..<colon].trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == property else { continue }
+            var value = declaration[declaration.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            if value.hasSuffix("!important") { value = value.dropLast(10).trimmingCharacters(in: .whitespaces) }
+            guard value.hasSuffix("px"), let number = Double(value.dropLast(2)), number > 0, number < 100_000 else {
+                found = nil
+                continue
+            }
+            found = Int(number.rounded())
+        }
+        return found
+    }
+}

@@ -18,18 +18,20 @@ public enum HTMLScanner {
         scan.diagnostics = found.diagnostics
         scan.outputs = found.outputs
         scan.remoteBase = found.remoteBase
+        scan.headEnd = found.headEnd
+        scan.allowsDataImages = found.allowsDataImages
         return scan
     }
 
-    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "script", "svg:image"]
+    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "script", "head", "svg:image"]
 
     public static let missingAltMessage = "<img> without alt: screen readers read its file name instead (alt=\"\" for decoration; build.require_alt)"
 
     /// References in `region` of `file` (a whole page, or a raw HTML block inside Markdown, where
     /// `<base>` has no meaning). `base`: what relative URLs resolve against instead of the file's folder
     /// (a feed item's link, for the HTML the item carries).
-    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, base: String? = nil, settings: ScanSettings = ScanSettings())
-        -> (references: [ImageReference], diagnostics: [Diagnostic], outputs: [OutputUse], remoteBase: (url: RemoteURL, location: SourceLocation)?) {
+    static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, base: String? = nil,
+                           settings: ScanSettings = ScanSettings()) -> RegionScan {
         let elements = file.bytes[region].withUnsafeBytes {
             HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style", "script"])
         }
@@ -44,8 +46,18 @@ public enum HTMLScanner {
             found.add(element, missingAlt: settings.missingAlt)
         }
         // In document order: a link around an image is found after the image.
-        let references = found.references.sorted { $0.range.lowerBound < $1.range.lowerBound }
-        return (references, found.diagnostics, found.outputs, found.remoteBase)
+        return RegionScan(references: found.references.sorted { $0.range.lowerBound < $1.range.lowerBound }, diagnostics: found.diagnostics,
+                        outputs: found.outputs, remoteBase: found.remoteBase, headEnd: found.headEnd, allowsDataImages: found.allowsDataImages)
+    }
+
+    /// What scanning a region of HTML found.
+    struct RegionScan {
+        var references: [ImageReference]
+        var diagnostics: [Diagnostic]
+        var outputs: [OutputUse]
+        var remoteBase: (url: RemoteURL, location: SourceLocation)?
+        var headEnd: Int?
+        var allowsDataImages: Bool
     }
 }
 
@@ -60,6 +72,8 @@ private struct Found {
     var remoteBase: (url: RemoteURL, location: SourceLocation)?
     /// Links around images already taken (one link may hold several images of it).
     var links: Set<Int> = []
+    var headEnd: Int?
+    var allowsDataImages = true
 
     init(file: SourceFile, shift: Int, resolver: ReferenceResolver) {
         self.file = file
@@ -89,6 +103,7 @@ private struct Found {
         case ("html", "img"):
             if let src = element.attribute("src"), var reference = attribute(.imgSrc, src) {
                 reference.element = imageElement(element)
+                reference.placement = placement(of: element, naming: src.value)
                 references.append(reference)
                 if let link = element.enclosingLink { imageLink(link, to: reference.source) }
             }
@@ -111,6 +126,12 @@ private struct Found {
             link(element)
         case ("html", "meta"):
             meta(element)
+            if element.attribute("http-equiv")?.value.lowercased() == "content-security-policy",
+               let policy = element.attribute("content")?.value, !ContentSecurityPolicy.allowsDataImages(policy) {
+                allowsDataImages = false
+            }
+        case ("html", "head"):
+            headEnd = element.endTagRange.map { $0.lowerBound + shift }
         case ("html", "style"):
             if let text = element.textRange { css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift) }
         case ("html", "script"):
@@ -119,7 +140,27 @@ private struct Found {
         default:
             break
         }
-        if let style = element.attribute("style") { styleAttribute(style) }
+        if let style = element.attribute("style") { styleAttribute(style, of: element) }
+    }
+
+    /// Where on the page an element is, and whether it looks like a logo or an icon.
+    private func placement(of element: HTMLElement, naming source: String? = nil) -> Placement {
+        let inContent = element.landmarks.contains { $0 == "main" || $0 == "article" }
+        // Navigation, footers and sidebars, also inside main (MkDocs-material's sidebars are); a header
+        // is not the frame: a hero image is often in the page's header (Hugo's ananke).
+        let inFrame = element.landmarks.contains { ["nav", "footer", "aside"].contains($0) }
+        let names = [element.attribute("class")?.value, element.attribute("id")?.value, element.attribute("alt")?.value,
+                     source.map { String($0.split(separator: "/").last ?? "") }]
+        let decorative = names.compactMap { $0?.lowercased() }.contains { name in
+            ["logo", "icon", "avatar", "emoji", "badge", "sprite", "favicon"].contains { name.contains($0) }
+        }
+        let lcp: Bool? = switch element.attribute("data-imgbake-lcp")?.value.lowercased() {
+        case "true", "": true
+        case "false": false
+        default: nil
+        }
+        return Placement(inContent: inContent, inFrame: inFrame, depth: element.tagRange.lowerBound - (element.contentStart ?? 0),
+                         measuredFromContent: inContent, looksDecorative: decorative, lcp: lcp)
     }
 
     /// `<link rel=icon|apple-touch-icon>`, `<link rel=preload as=image href imagesrcset>`.
@@ -227,7 +268,7 @@ private struct Found {
     }
 
     /// CSS in a `style` attribute: found in the decoded value, replaced in the raw bytes.
-    private mutating func styleAttribute(_ attribute: HTMLAttribute) {
+    private mutating func styleAttribute(_ attribute: HTMLAttribute, of element: HTMLElement) {
         let valueStart = attribute.valueRange.lowerBound + shift
         let decoded = HTMLEntities.decodeAttribute(file.bytes[valueStart..<attribute.valueRange.upperBound + shift])
         guard decoded.bytes.elementsEqual(attribute.value.utf8) else { return }
@@ -242,8 +283,10 @@ private struct Found {
                                                  syntax: .cssCandidate(attributeQuote: attribute.quote),
                                                  target: .formatSet(resolution: candidate.resolution)))
             } else {
-                references.append(ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
-                                                 range: range, syntax: .cssInAttribute(quote: url.quote, attributeQuote: attribute.quote)))
+                var reference = ImageReference(kind: .css, source: source, location: file.location(ofByte: range.lowerBound),
+                                               range: range, syntax: .cssInAttribute(quote: url.quote, attributeQuote: attribute.quote))
+                reference.placement = placement(of: element)
+                references.append(reference)
             }
         }
     }
@@ -265,7 +308,9 @@ private struct Found {
                             widthsOverride: element.attribute("data-imgbake-widths")?.value,
                             formatsOverride: element.attribute("data-imgbake-formats")?.value,
                             width: element.attribute("width").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) },
-                            height: element.attribute("height").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) })
+                            height: element.attribute("height").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) },
+                            styleWidth: element.attribute("style").flatMap { CSSScanner.pixels("width", in: $0.value) },
+                            styleHeight: element.attribute("style").flatMap { CSSScanner.pixels("height", in: $0.value) })
     }
 }
 

@@ -70,7 +70,11 @@ public struct VariantSpec: Hashable, Sendable {
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
 
-    public func key(original: BlobID) -> VariantKey {
+    public func key(original: BlobID) -> VariantKey { Self.key(original: original, canonical: canonical) }
+
+    /// The key of the variant written `canonical` of `original` for this build's encoder: what a
+    /// record read from elsewhere (a remote cache) must name to be taken as that variant.
+    static func key(original: BlobID, canonical: String) -> VariantKey {
         let text = "\(original.hex)|\(canonical)|\(Self.salt)"
         return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
     }

@@ -3,51 +3,67 @@ import Locking
 
 /// What the remote cache did in one build, for the summary line and the report.
 public struct RemoteCounters: Sendable, Equatable, Codable {
-    /// Records found and usable (their blobs, where they name one, fetched and verified).
+    /// Packs found and usable, and originals' blobs fetched and verified.
     public var hits = 0
-    /// Records not there, unusable, or naming a blob that was missing or did not match its hash.
+    /// Images the remote did not have (a pack not there, unusable, or for other bytes; an original's
+    /// blob missing or not matching its hash). Without layout 2 in the store, known without a request.
     public var misses = 0
     public var bytesDown = 0
     public var bytesUp = 0
-    /// Objects written (blobs and records).
+    /// Objects written (packs, originals' blobs, the layout marker).
     public var uploads = 0
-    /// Blobs not written because the remote already had them (HEAD).
+    /// Packs not written because the remote already held everything this build would put in them.
     public var alreadyThere = 0
-    /// Requests that failed (transport errors, refusals, 5xx).
+    /// Requests that failed (transport errors, refusals, 5xx), after their retries.
     public var failures = 0
-    /// Every request: GET, HEAD and PUT.
+    /// Every request: GET, PUT (and retries of those answered 429 or 503).
     public var requests = 0
+    /// Requests asked again after a 429 or 503 (S3's SlowDown).
+    public var retries = 0
     /// Time spent in remote requests (summed over parallel ones).
     public var seconds = 0.0
 
     public init() {}
 }
 
-/// The remote tier of the cache: read-through on a local miss, write-back of what a build made.
+/// The remote tier of the cache (layout 2: `RemotePath`): read-through on a local miss, write-back of
+/// what a build made, one object per image.
 ///
-/// Reads never block a build for long and never fail it: a miss, an unusable record, a blob whose
-/// bytes do not hash to its name, a slow, unreachable or refusing remote are all misses; the first
-/// problem of a kind turns that direction off for the rest of the build and becomes one warning.
-/// Uploads run in the background (at most `settings.uploads` at once, blobs the remote has skipped
-/// after a HEAD, blobs before the records that name them) and `finishUploads` waits for them.
+/// Reading, an image costs one GET: its pack, verified, then kept in the local cache (records and
+/// blobs), so the rest of the build finds it there. Writing, it costs one PUT of its pack, and one of
+/// its original's bytes when this build downloaded them and the remote lacks them. Reads never fail a
+/// build: a miss, an unusable pack, bytes that do not hash to their name, a slow, unreachable or
+/// refusing remote are all misses; the first problem of a kind turns that direction off for the rest of
+/// the build and becomes one warning. Uploads run in the background while the build goes on (at most
+/// `settings.uploads` at once, one pack at a time per image) and `finishUploads` waits for them.
 public final class RemoteCache: Sendable {
     let store: RemoteStore
-    /// Where uploads read the bytes they send (what the build stored, or kept in memory).
+    /// Where imports go, and where uploads read the bytes they send.
     let local: ImageCache
     /// In `--shard` builds, images found in the local cache are uploaded too: the assembling build
     /// relies on every shard's images being in the remote.
     let uploadsEverythingUsed: Bool
-    private let maxOriginalBytes: Int
+    let maxOriginalBytes: Int
     let state = Locked(RemoteState())
     let queue = Locked(UploadQueue())
+    let book = Locked(PackBook())
+    private let layoutTask = Locked<Task<LayoutState, Never>?>(nil)
+    let markerWrite = Locked<Task<Void, Never>?>(nil)
+    let clock: @Sendable () -> Double
+
+    /// A pack used by a build that may write, older than this, is written again (same content, new
+    /// time), so that retention by age (time since the last write) spares what builds still use.
+    static let refreshAge: Double = 7 * 86_400
 
     public init(settings: RemoteSettings, local: ImageCache, maxOriginalBytes: Int, uploadsEverythingUsed: Bool = false,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         let credentials = RemoteCredentials(for: settings.location, environment: environment)
         store = RemoteStore(settings: settings, credentials: credentials, environment: environment, maxBlobBytes: maxOriginalBytes)
         self.local = local
         self.maxOriginalBytes = maxOriginalBytes
         self.uploadsEverythingUsed = uploadsEverythingUsed && settings.write
+        clock = now
         if !settings.write { state.withLock { $0.writesOff = .readOnly } }
     }
 
@@ -60,129 +76,206 @@ public final class RemoteCache: Sendable {
         await store.shutdown()
     }
 
+    // MARK: The layout marker
+
+    /// What `layout.json` says, asked once per build (every read and upload waits for it).
+    func layout() async -> LayoutState {
+        let task = layoutTask.withLock { task in
+            if let task { return task }
+            let made = Task { await self.readLayout() }
+            task = made
+            return made
+        }
+        return await task.value
+    }
+
+    private func readLayout() async -> LayoutState {
+        guard isReadable || isWritable else { return .unusable }
+        let (answer, elapsed, retries) = await store.get(RemotePath.layout, limit: 64 << 10)
+        account(answer, elapsed, retries, writing: false)
+        switch answer {
+        case .found(let bytes):
+            guard let found = RemoteLayout.parse(bytes) else {
+                state.withLock {
+                    $0.turnOff(reads: .foreignLayout)
+                    $0.turnOff(writes: .foreignLayout)
+                }
+                return .unusable
+            }
+            if !found.newer.isEmpty {
+                let newer = found.newer.map(String.init).joined(separator: ", ")
+                note("the store also holds layout \(newer) of a newer imgbake, which this version neither reads nor writes; it uses layout \(RemoteLayout.version) beside it")
+            }
+            if found.holdsThisVersion { return .present }
+            writeMarker(found.adding)
+            return .empty
+        case .absent:
+            state.withLock { $0.probeLayout1 = true }
+            writeMarker(RemoteLayout(layouts: [RemoteLayout.version]))
+            return .empty
+        case .failed(let why, _):
+            // Without the marker nothing can be known about the store: not used for this build.
+            state.withLock {
+                $0.turnOff(reads: .failing(why))
+                $0.turnOff(writes: .failing(why))
+            }
+            return .unusable
+        case .refused(let status), .full(let status):
+            // Whatever these credentials may do, nothing is known about the store without its marker.
+            state.withLock { $0.turnOff(writes: .refused(status)) }
+            return .unusable
+        case .stored:
+            return .unusable
+        }
+    }
+
+    /// Adds this version's layout to the marker, in the background; uploads wait for it, so no pack is
+    /// written to a store whose marker does not list layout 2.
+    private func writeMarker(_ layout: RemoteLayout) {
+        guard isWritable else { return }
+        markerWrite.withLock {
+            $0 = Task {
+                // No pack goes to a store whose marker does not say layout 2 is there. Several builds may
+                // write the marker at once (shards starting together): when this one's write fails, the
+                // marker may still be there, written by another.
+                guard !(await self.put(RemotePath.layout, layout.bytes)), self.isWritable else { return }
+                let (answer, elapsed, retries) = await self.store.get(RemotePath.layout, limit: 64 << 10)
+                self.account(answer, elapsed, retries, writing: false)
+                if case .found(let bytes) = answer, RemoteLayout.parse(bytes)?.holdsThisVersion == true { return }
+                self.state.withLock { $0.turnOff(writes: .failing("layout.json could not be written")) }
+            }
+        }
+    }
+
     // MARK: Reading
 
-    /// The remote's record of the original for `key`, checked against it. The blob is not fetched:
-    /// a build that finds every variant needs only the record.
-    public func original(_ key: OriginalKey) async -> (OriginalRecord, Credits)? {
-        guard let bytes = await record(RemotePath.original(key)) else { return nil }
-        guard let entry = RemoteJSON.decode(RemoteOriginalEntry.self, bytes) else { return unusable(key.string, "not a record") }
-        switch entry.record(for: key, maxBytes: maxOriginalBytes) {
-        case .success(let found):
-            state.withLock { $0.counters.hits += 1; $0.fromRemote.insert(key) }
-            return found
-        case .failure(let why):
-            return unusable(key.string, why.description)
+    /// The pack of `key`, asked for at most once per build and kept in the local cache: its variants and
+    /// placeholders, and its original's record when the local cache has none for the key (its bytes
+    /// stay in the remote unless they are its output: SVG). What it held, or nil when there is none.
+    /// Callers then find it in the local cache.
+    func localise(_ key: PackKey) async -> PackContents? {
+        enum Step { case wait(Task<PackContents?, Never>), done(PackContents?) }
+        let step = book.withLock { book -> Step in
+            switch book.fetches[key] {
+            case .running(let task): return .wait(task)
+            case .done(let contents): return .done(contents)
+            case nil:
+                let task = Task { await self.fetchAndKeep(key) }
+                book.fetches[key] = .running(task)
+                return .wait(task)
+            }
+        }
+        switch step {
+        case .done(let contents): return contents
+        case .wait(let task): return await task.value
         }
     }
 
-    /// Variants of `original` among `keys`, with their blobs fetched and verified (a dropped one has
-    /// none), and the placeholder of `kind` if asked for. What is missing or unusable is left out.
-    public func variants(_ keys: [VariantKey], of original: BlobID, placeholder kind: String?)
-        async -> (variants: [(row: VariantRecord, bytes: [UInt8]?)], placeholder: String?) {
-        guard isReadable, !keys.isEmpty || kind != nil else { return ([], nil) }
-        return await withTaskGroup(of: Found.self) { group in
-            for key in keys { group.addTask { await self.variant(key, of: original) } }
-            if let kind { group.addTask { await self.placeholder(kind, of: original) } }
-            var variants: [(VariantRecord, [UInt8]?)] = []
-            var placeholder: String?
-            for await found in group {
-                switch found {
-                case .variant(let row, let bytes): variants.append((row, bytes))
-                case .placeholder(let value): placeholder = value
-                case .nothing: break
-                }
-            }
-            return (variants, placeholder)
+    private func fetchAndKeep(_ key: PackKey) async -> PackContents? {
+        let pack = await fetch(key)
+        if let pack { await keep(pack) }
+        let contents = pack.map(PackContents.init)
+        book.withLock { book in
+            book.fetches[key] = .done(contents)
+            book.remote[key] = contents.map { .holds($0) } ?? .absent
         }
+        if let pack, isWritable, clock() - pack.written > Self.refreshAge { refresh(key) }
+        return contents
     }
 
-    enum Found: Sendable {
-        case variant(VariantRecord, [UInt8]?)
-        case placeholder(String)
-        case nothing
-    }
-
-    private func variant(_ key: VariantKey, of original: BlobID) async -> Found {
-        guard let bytes = await record(RemotePath.variant(key)) else { return .nothing }
-        guard let entry = RemoteJSON.decode(RemoteVariantEntry.self, bytes) else { return unusable(key.hex, "not a record") ?? .nothing }
-        switch entry.record(for: key, of: original) {
-        case .failure(let why): return unusable(key.hex, why.description) ?? .nothing
-        case .success(let row):
-            guard let blob = row.blob else {
-                state.withLock { $0.counters.hits += 1 }
-                return .variant(row, nil)
-            }
-            guard let bytes = await self.blob(blob), bytes.count == row.bytes else {
-                state.withLock { $0.counters.misses += 1 }
-                return .nothing
-            }
-            state.withLock { $0.counters.hits += 1 }
-            return .variant(row, bytes)
-        }
-    }
-
-    private func placeholder(_ kind: String, of original: BlobID) async -> Found {
-        guard let bytes = await record(RemotePath.placeholder(kind, of: original)) else { return .nothing }
-        guard let entry = RemoteJSON.decode(RemotePlaceholderEntry.self, bytes), entry.version == 1,
-              entry.kind == kind, entry.original == original.hex, entry.value.utf8.count < 64 << 10 else {
-            return unusable("placeholder of \(original.hex.prefix(12))", "not a record for it") ?? .nothing
-        }
-        state.withLock { $0.counters.hits += 1 }
-        return .placeholder(entry.value)
-    }
-
-    /// The bytes of blob `id` from the remote, if they hash to `id`. A blob that does not is a miss
-    /// and a warning, is never used or stored, and is written over when this build uploads it.
-    public func blob(_ id: BlobID) async -> [UInt8]? {
-        guard isReadable else { return nil }
-        let (answer, elapsed) = await store.get(RemotePath.blob(id))
-        account(answer, elapsed, writing: false)
-        guard case .found(let bytes) = answer else { return nil }
-        guard BlobID(of: bytes) == id else {
-            state.withLock { state in
-                state.badBlobs.insert(id)
-                state.present.remove(id)
-                state.warnings.append("blob \(id.hex.prefix(12)) did not match its hash (\(bytes.count) bytes); not used")
-            }
+    private func fetch(_ key: PackKey) async -> Pack? {
+        switch await layout() {
+        case .unusable: return nil
+        case .empty:
+            await probeLayout1(key)
+            state.withLock { $0.counters.misses += 1 }
             return nil
+        case .present: break
         }
-        return bytes
-    }
-
-    /// A small object's bytes; nil (a miss, counted) when it is not there or the remote is off.
-    private func record(_ path: String) async -> [UInt8]? {
         guard isReadable else { return nil }
-        let (answer, elapsed) = await store.get(path, limit: 1 << 20)
-        account(answer, elapsed, writing: false)
+        let (answer, elapsed, retries) = await store.get(RemotePath.pack(key))
+        account(answer, elapsed, retries, writing: false)
         guard case .found(let bytes) = answer else {
             state.withLock { $0.counters.misses += 1 }
             return nil
         }
+        switch Pack.decode(bytes, expected: key, maxOriginalBytes: maxOriginalBytes) {
+        case .failure(let why):
+            state.withLock { $0.counters.misses += 1 }
+            note("the pack of \(key) is unusable (\(why)); ignored, and written again if this build makes it")
+            return nil
+        case .success(let pack):
+            state.withLock { state in
+                state.counters.hits += 1
+                for bad in pack.badBlobs {
+                    state.warnings.append("blob \(bad.hex.prefix(12)) in the pack of \(key) did not match its hash; not used")
+                }
+            }
+            return pack
+        }
+    }
+
+    /// The first build to find no marker asks whether its first image has a layout 1 record, to say
+    /// (once) that the store holds objects this version ignores.
+    private func probeLayout1(_ key: PackKey) async {
+        guard case .original(let original) = key,
+              state.withLock({ state in defer { state.probeLayout1 = false }; return state.probeLayout1 }) else { return }
+        let (answer, elapsed, retries) = await store.head(RemotePath.layout1Original(original))
+        account(answer, elapsed, retries, writing: false)
+        if case .found = answer {
+            note("the store holds objects of layout 1 (imgbake 0.1.0: cas/, ac/v1/), which this version neither reads nor writes; this build starts layout \(RemoteLayout.version) beside them (`imgbake cache gc --remote --max-age AGE` removes them once they are that old)")
+        }
+    }
+
+    /// Keeps what `pack` holds in the local cache (everything in it was verified by `Pack.decode`).
+    private func keep(_ pack: Pack) async {
+        let now = clock()
+        if case .original(let key) = pack.key, let found = pack.original, (try? await local.original(key)) == nil {
+            await local.storeRemoteOriginal(found.record, credits: found.credits, now: now)
+            if found.record.format == .svg, let bytes = pack.blobs[found.record.blob] { await local.storeBlob(bytes, as: found.record.blob) }
+        }
+        let rows = pack.variants.values.compactMap { row -> (row: VariantRecord, bytes: [UInt8]?)? in
+            guard let blob = row.blob else { return (row, nil) }
+            return pack.blobs[blob].map { (row, $0) }
+        }
+        if !rows.isEmpty || !pack.placeholders.isEmpty {
+            await local.storeFetchedVariants(rows, of: pack.originalBlob, placeholders: pack.placeholders, now: now)
+        }
+    }
+
+    /// The bytes of original `id` from the remote, if they hash to `id`. Bytes that do not are a miss
+    /// and a warning, never used or stored; missing ones are uploaded by this build if it downloads them.
+    public func original(_ id: BlobID) async -> [UInt8]? {
+        guard isReadable, await layout() == .present else { return nil }
+        let (answer, elapsed, retries) = await store.get(RemotePath.blob(id))
+        account(answer, elapsed, retries, writing: false)
+        guard case .found(let bytes) = answer, BlobID(of: bytes) == id else {
+            state.withLock { state in
+                state.counters.misses += 1
+                if case .found(let bytes) = answer {
+                    state.warnings.append("blob \(id.hex.prefix(12)) did not match its hash (\(bytes.count) bytes); not used")
+                }
+            }
+            book.withLock { _ = $0.missingBlobs.insert(id) }
+            return nil
+        }
+        state.withLock { $0.counters.hits += 1 }
         return bytes
     }
-
-    private func unusable<T>(_ what: String, _ why: String) -> T? {
-        state.withLock { state in
-            state.counters.misses += 1
-            state.warnings.append("record for \(what) is unusable (\(why)); ignored")
-        }
-        return nil
-    }
-
-    /// Whether this build fetched the original of `key` from the remote (it need not go back up).
-    func cameFromRemote(_ key: OriginalKey) -> Bool { state.withLock { $0.fromRemote.contains(key) } }
 
     // MARK: Health
 
     var isReadable: Bool { state.withLock { $0.readsOff == nil } }
     var isWritable: Bool { state.withLock { $0.writesOff == nil } }
 
+    func note(_ warning: String) { state.withLock { $0.warnings.append(warning) } }
+
     /// Counts a request and decides, from its answer, whether to go on using the remote.
-    func account(_ answer: RemoteAnswer, _ elapsed: Duration, writing: Bool, sent: Int = 0) {
+    func account(_ answer: RemoteAnswer, _ elapsed: Duration, _ retries: Int, writing: Bool, sent: Int = 0) {
         state.withLock { state in
             state.counters.seconds += elapsed.seconds
-            state.counters.requests += 1
+            state.counters.requests += 1 + retries
+            state.counters.retries += retries
             switch answer {
             case .found(let bytes):
                 state.counters.bytesDown += bytes.count
@@ -237,6 +330,8 @@ enum RemoteProblem: Equatable, CustomStringConvertible {
     case refused(Int)
     case full(Int)
     case failing(String)
+    /// `layout.json` is there but is not a list of imgbake layouts.
+    case foreignLayout
 
     var description: String {
         switch self {
@@ -244,6 +339,7 @@ enum RemoteProblem: Equatable, CustomStringConvertible {
         case .refused(let status): "refused (HTTP \(status)); check the credentials and what they may do"
         case .full(let status): "full (HTTP \(status))"
         case .failing(let why): "unavailable (\(why))"
+        case .foreignLayout: "its layout.json is not imgbake's list of layouts, so nothing there is read or written"
         }
     }
 }
@@ -257,11 +353,8 @@ struct RemoteState: Sendable {
     var writesOff: RemoteProblem?
     var consecutiveFailures = 0
     var warnings: [String] = []
-    /// Blobs known to be in the remote (uploaded or seen by HEAD this build).
-    var present: Set<BlobID> = []
-    /// Blobs whose remote copy did not match its hash: written over, never skipped after a HEAD.
-    var badBlobs: Set<BlobID> = []
-    var fromRemote: Set<OriginalKey> = []
+    /// No marker was found: the first image's layout 1 record is asked for.
+    var probeLayout1 = false
 
     mutating func turnOff(reads problem: RemoteProblem) { if readsOff == nil { readsOff = problem } }
     mutating func turnOff(writes problem: RemoteProblem) { if writesOff == nil { writesOff = problem } }
