@@ -158,16 +158,39 @@ import ImgBakeTestSupport
         #expect(VariantSpec.Made(recorded: png.recorded(as: .lossless), of: png) == .lossless)
     }
 
-    /// The chosen quality travels in the spec string, which the remote cache's variant record already
-    /// carries: no field of its own.
-    @Test func theChosenQualityTravelsWithARemoteRecord() throws {
+    /// The chosen quality travels in the spec string, which a remote pack's variant record already
+    /// carries: no field of its own. The pack's check recomputes each key from the canonical part.
+    @Test func theChosenQualityTravelsThroughARemotePack() throws {
         let spec = QualitySearchTests.spec(width: 480)
         let blob = BlobID(of: [9])
-        let row = VariantRecord(key: spec.key(original: blob), originalBlob: blob, spec: spec.recorded(as: .quality(63)),
-                                blob: BlobID(of: [7]), format: .webp, width: 480, height: 300, bytes: 1234)
-        let entry = try #require(RemoteJSON.decode(RemoteVariantEntry.self, RemoteJSON.encode(RemoteVariantEntry(row))))
-        let back = try entry.record(for: row.key, of: blob).get()
-        #expect(StoredVariant(spec: spec, record: back).made == .quality(63))
+        let webp = Array("webp bytes".utf8)
+        let jpegSpec = VariantSpec(width: 480, format: .jpeg, quality: 80, effort: 0, animated: false, keepMetadata: [])
+        let rows = [
+            VariantRecord(key: spec.key(original: blob), originalBlob: blob, spec: spec.recorded(as: .quality(63)),
+                          blob: BlobID(of: webp), format: .webp, width: 480, height: 300, bytes: webp.count),
+            VariantRecord(key: jpegSpec.key(original: blob), originalBlob: blob, spec: jpegSpec.recorded(as: .source),
+                          blob: nil, format: .jpeg, width: 480, height: 300, bytes: 99),
+        ]
+        let encode = { (rows: [VariantRecord]) in
+            Pack.encode(key: .content(blob), originalBlob: blob, original: nil, variants: rows, placeholders: [:],
+                        blobs: [(BlobID(of: webp), webp)], written: 0)
+        }
+        let pack = try Pack.decode(encode(rows), expected: .content(blob), maxOriginalBytes: 100).get()
+        #expect(pack.foreign == 0 && pack.variants.count == 2)
+        let back = try #require(pack.variants[spec.key(original: blob)])
+        #expect(back == rows[0] && StoredVariant(spec: spec, record: back).made == .quality(63))
+        #expect(pack.variants[jpegSpec.key(original: blob)].map { VariantSpec.Made(recorded: $0.spec, of: jpegSpec) } == .source)
+
+        // Another target is another key: the record is not taken for this spec.
+        var other = spec
+        other.auto?.ssim = 9800
+        #expect(pack.variants[other.key(original: blob)] == nil)
+        // A made part that says nothing readable is not vouched for.
+        for bad in [";made=q0", ";made=q101", ";made=x", ";made=q74;made=q75"] {
+            var row = rows[0]
+            row.spec = spec.canonical + bad
+            #expect(throws: RemoteRecordError.self, "\(bad)") { try Pack.decode(encode([row]), expected: .content(blob), maxOriginalBytes: 100).get() }
+        }
     }
 
     @Test func thePlanAsksForAnAutomaticWebPAndFixedOthersByDefault() {

@@ -34,6 +34,17 @@ public struct VariantSpec: Hashable, Sendable {
         }
     }
 
+    /// The canonical spec in a record's spec string (what its key is made of), without `;made=…`.
+    static func canonical(ofRecorded spec: String) -> Substring {
+        guard let range = spec.range(of: ";made=") else { return spec[...] }
+        return spec[..<range.lowerBound]
+    }
+
+    /// What follows `;made=` in a record's spec string, if anything does.
+    static func madePart(of spec: String) -> Substring? {
+        spec.range(of: ";made=").map { spec[$0.upperBound...] }
+    }
+
     /// What a variant's bytes are: encoded at a quality, the source itself, or a lossless encoding.
     public enum Made: Sendable, Hashable {
         case quality(Int)
@@ -43,12 +54,21 @@ public struct VariantSpec: Hashable, Sendable {
         /// From a record's spec string; records written before qualities were kept say nothing, and
         /// then a fixed quality is the spec's own.
         public init(recorded spec: String, of variant: VariantSpec) {
-            if spec.hasSuffix(";made=source") {
-                self = .source
-            } else if let range = spec.range(of: ";made=q", options: .backwards), let q = Int(spec[range.upperBound...]) {
-                self = .quality(q)
+            if let made = VariantSpec.madePart(of: spec).flatMap(Made.init(suffix:)) {
+                self = made
             } else {
                 self = variant.isLossy && variant.auto == nil ? .quality(variant.quality) : .lossless
+            }
+        }
+
+        /// `q74` or `source` (what follows `;made=`); nil for anything else, a quality outside 1–100 too.
+        init?(suffix: Substring) {
+            if suffix == "source" {
+                self = .source
+            } else if suffix.hasPrefix("q"), suffix.count <= 4, let q = Int(suffix.dropFirst()), (1...100).contains(q) {
+                self = .quality(q)
+            } else {
+                return nil
             }
         }
 
