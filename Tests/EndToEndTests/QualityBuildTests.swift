@@ -21,6 +21,7 @@ import Vips
 
     @Test func aWarmBuildFindsTheChosenQualitiesInTheCache() async throws {
         var config = site.configuration(origin: nil)
+        config.images.quality = ImageSettings.Quality() // the default: WebP chosen per image
         config.images.widths = [200, 480, 900]
         config.reportPath = site.folder.path + "/cold.json"
         let cold = try #require(try await site.build(config).report)
@@ -46,6 +47,35 @@ import Vips
         #expect(warm.totals.variantsEncoded == 0 && warm.totals.imagesCached + warm.totals.imagesRead == 4)
         #expect(webpQualities(warm) == chosen)
         #expect(warm.qualities == cold.qualities)
+    }
+
+    /// Same source and settings, same bytes: two cold builds on caches of their own, one with a single
+    /// job, write the same files (names are hashes of the bytes) and the same pages; a warm build of
+    /// either writes them again from the cache, byte for byte, and encodes nothing.
+    @Test func theSameSourceAndSettingsGiveTheSameBytesColdOrWarm() async throws {
+        var config = site.configuration(origin: nil)
+        config.images.quality = ImageSettings.Quality()
+        config.images.quality.jpeg = .auto(.defaults(for: .jpeg))
+        config.images.widths = [240, 640]
+        config.outputDirectory = site.folder.path + "/a"
+        config.reportPath = site.folder.path + "/a.json"
+        let first = try #require(try await site.build(config).report)
+        #expect(first.totals.variantsEncoded > 0)
+
+        var other = config
+        other.cache.directory = site.folder.path + "/cache-b"
+        other.jobs = 1
+        other.outputDirectory = site.folder.path + "/b"
+        _ = try await site.build(other)
+        let made = site.folder.digests(under: "a")
+        #expect(made.keys.contains { $0.hasSuffix(".webp") } && made.keys.contains { $0.hasSuffix(".jpg") })
+        #expect(site.folder.digests(under: "b") == made)
+
+        config.outputDirectory = site.folder.path + "/c"
+        config.reportPath = site.folder.path + "/c.json"
+        let warm = try #require(try await site.build(config).report)
+        #expect(warm.totals.variantsEncoded == 0)
+        #expect(site.folder.digests(under: "c") == made)
     }
 
     /// A fixed quality still means what it did: every WebP at the configured number (+1 at method 2).
