@@ -47,14 +47,14 @@ public struct AutoQuality: Sendable, Hashable {
     }
 
     /// The default target (docs/MEASUREMENTS.md, "Quality per image").
-    public static let defaultSSIM = 9600
+    public static let defaultSSIM = 9650
 
     /// Floors and ceilings on each encoder's own scale (AVIF's 50 is about WebP's 80).
     public static func defaults(for format: ImageFormat) -> AutoQuality {
         switch format {
         case .avif: AutoQuality(ssim: defaultSSIM, floor: 25, ceiling: 75)
         case .jpeg: AutoQuality(ssim: defaultSSIM, floor: 45, ceiling: 92)
-        default: AutoQuality(ssim: defaultSSIM, floor: 70, ceiling: 85)
+        default: AutoQuality(ssim: defaultSSIM, floor: 60, ceiling: 90)
         }
     }
 }
