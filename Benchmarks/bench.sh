@@ -23,7 +23,14 @@ export NEWTOOL="$IMGBAKE build /tmp/site --out /tmp/new-out --cache-dir /tmp/new
 export NEWTOOL_CACHE=/tmp/new-cache NEWTOOL_OUT=/tmp/new-out
 export STEPS=${STEPS:-newtool pyvips hugo vips}
 bash "$BENCH/run_all.sh" "$PAGES" "$UNIQUE" "$RUNS"
-python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img | tee "$RESULTS/ratios.md"
+# BASE=/path/to/imgbake: that binary (a release build of main) is timed the same way right after, on the
+# same site and origin, for the cold and warm CPU ratios of this build against it.
+if [ -n "${BASE:-}" ]; then
+  RESULTS="$RESULTS/base" STEPS=newtool NEWTOOL_CACHE=/tmp/base-cache NEWTOOL_OUT=/tmp/base-out \
+    NEWTOOL="$BASE build /tmp/site --out /tmp/base-out --cache-dir /tmp/base-cache --config /tmp/imgbake-bench.toml --quiet" \
+    bash -c 'rm -f "$RESULTS/results.jsonl"; bash "$0/run_all.sh" "$1" "$2" "$3"' "$BENCH" "$PAGES" "$UNIQUE" "$RUNS"
+fi
+python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img ${BASE:+"$RESULTS/base/results.jsonl"} | tee "$RESULTS/ratios.md"
 # The qualities imgbake chose, from its cache (a build into a fresh output: untimed, nothing encoded).
 if [ -d /tmp/new-cache ]; then
   rm -rf /tmp/new-out-report

@@ -13,7 +13,9 @@ import numpy as np
 import pyvips
 from scipy.ndimage import gaussian_filter
 
-NEW, PEER = "/tmp/new-out/_img", "/tmp/pyvips-out/_img"
+# NEW= and PEER= name other output folders (a second site and origin, beside a run of the harness).
+NEW = os.environ.get("NEW", "/tmp/new-out/_img")
+PEER = os.environ.get("PEER", "/tmp/pyvips-out/_img")
 
 
 def stem_of(path):
@@ -55,6 +57,20 @@ def reference(src, w):
     return img.cast("double").resize(w / img.width, kernel="lanczos3").cast("uchar")
 
 
+def reference_luma(src, w):
+    """luma(reference(src, w)), kept in REFS (default /tmp/quality-refs) by the source's hash: the same
+    for every run, and the floating-point resize of a 24 MP source is most of this script's time."""
+    folder = os.environ.get("REFS", "/tmp/quality-refs")
+    path = os.path.join(folder, "%s-%d.npy" % (hashlib.sha256(open(src, "rb").read()).hexdigest()[:16], w))
+    if os.path.exists(path):
+        return np.load(path)
+    ref = luma(reference(src, w))
+    os.makedirs(folder, exist_ok=True)
+    np.save(path + ".tmp.npy", ref)
+    os.replace(path + ".tmp.npy", path)
+    return ref
+
+
 def pct(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(p / 100 * (len(v) - 1) + 0.5))]
@@ -83,7 +99,7 @@ def main():
             continue  # imgbake made another width
         a = pyvips.Image.new_from_file(os.path.join(NEW, mine))
         b = pyvips.Image.new_from_file(os.path.join(PEER, name))
-        ref = luma(reference(src, w))
+        ref = reference_luma(src, w)
         la, lb = luma(a), luma(b)
         if la.shape != ref.shape or lb.shape != ref.shape:
             continue
