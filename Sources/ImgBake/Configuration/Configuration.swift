@@ -166,7 +166,8 @@ public struct ImageSettings: Sendable {
     public init() {}
 
     /// Per format: a fixed quality or `auto` (`QualitySettings.swift`). WebP's is chosen per image by
-    /// default: the same SSIM as quality 80 on average for fewer bytes (docs/MEASUREMENTS.md).
+    /// default: the worst images come out better than at one quality for all, for about the same
+    /// bytes (docs/MEASUREMENTS.md, "Quality per image").
     public struct Quality: Sendable, Hashable {
         public var webp = QualityChoice.auto(.defaults(for: .webp))
         public var avif: QualityChoice = 50

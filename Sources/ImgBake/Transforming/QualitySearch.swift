@@ -8,9 +8,9 @@ import Vips
 ///
 /// Each try encodes and decodes a sample of the picture, not all of it: the whole variant up to
 /// `wholeLimit` pixels, else `tiles` tiles of `tile` pixels from an even grid over it (a sixth of an
-/// 800 px variant, a thirteenth of a 1,600 px one). On the bench's images the sample's SSIM picked
-/// the whole picture's quality within ±2 for 9 in 10 variants (docs/MEASUREMENTS.md); trying the whole
-/// picture made the cold build 1.6× slower.
+/// 800 px variant, a thirteenth of a 1,600 px one), which keeps the bench's cold CPU within 1.3× of
+/// fixed qualities (1.28×, docs/MEASUREMENTS.md). `QualitySearchTests` checks that the whole
+/// picture at the quality found is within 0.01 of the target.
 struct QualitySearch {
     let spec: VariantSpec
     let auto: AutoQuality
