@@ -17,9 +17,26 @@ widths = [400, 800, 1600]
 [fetch]
 allow_private_networks = true   # the harness's origin is 127.0.0.1:8790, named in its pages
 TOML
-export NEWTOOL="$root/.build/release/imgbake build /tmp/site --out /tmp/new-out --cache-dir /tmp/new-cache --config /tmp/imgbake-bench.toml --quiet"
+# IMGBAKE=/path/to/another/imgbake times another binary (an older build, for a before/after).
+IMGBAKE=${IMGBAKE:-$root/.build/release/imgbake}
+export NEWTOOL="$IMGBAKE build /tmp/site --out /tmp/new-out --cache-dir /tmp/new-cache --config /tmp/imgbake-bench.toml --quiet"
 export NEWTOOL_CACHE=/tmp/new-cache NEWTOOL_OUT=/tmp/new-out
 export STEPS=${STEPS:-newtool pyvips hugo vips}
 bash "$BENCH/run_all.sh" "$PAGES" "$UNIQUE" "$RUNS"
-python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img | tee "$RESULTS/ratios.md"
-python3 "$here/quality.py" | tee -a "$RESULTS/ratios.md"
+# BASE=/path/to/imgbake: that binary (a release build of main) is timed the same way right after, on the
+# same site and origin, for the cold and warm CPU ratios of this build against it.
+if [ -n "${BASE:-}" ]; then
+  RESULTS="$RESULTS/base" STEPS=newtool NEWTOOL_CACHE=/tmp/base-cache NEWTOOL_OUT=/tmp/base-out \
+    NEWTOOL="$BASE build /tmp/site --out /tmp/base-out --cache-dir /tmp/base-cache --config /tmp/imgbake-bench.toml --quiet" \
+    bash -c 'rm -f "$RESULTS/results.jsonl"; bash "$0/run_all.sh" "$1" "$2" "$3"' "$BENCH" "$PAGES" "$UNIQUE" "$RUNS"
+fi
+python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img ${BASE:+"$RESULTS/base/results.jsonl"} | tee "$RESULTS/ratios.md"
+# The qualities imgbake chose, from its cache (a build into a fresh output: untimed, nothing encoded).
+if [ -d /tmp/new-cache ]; then
+  rm -rf /tmp/new-out-report
+  "$IMGBAKE" build /tmp/site --out /tmp/new-out-report --cache-dir /tmp/new-cache --config /tmp/imgbake-bench.toml --quiet \
+    --report "$RESULTS/imgbake-report.json" || true
+  rm -rf /tmp/new-out-report
+fi
+python3 -c 'import numpy, scipy' 2>/dev/null || pip install -q numpy scipy
+python3 "$here/quality.py" "$RESULTS/imgbake-report.json" | tee -a "$RESULTS/ratios.md"

@@ -32,6 +32,17 @@ def main():
     mine, theirs = size(sys.argv[2]), size(sys.argv[3])
     if mine and theirs:
         print("| image bytes out | %.1f MB | %.1f MB | %.2f | ≤ 1 |" % (mine / 1e6, theirs / 1e6, mine / theirs))
+    if len(sys.argv) > 4:  # bench.sh BASE=: another imgbake binary timed after this one
+        base = {}
+        for line in open(sys.argv[4]):
+            if line.strip():
+                r = json.loads(line)
+                base[r["label"]] = r
+        for label in ("newtool-cold", "newtool-warm"):
+            if label in base and label in rows:
+                a, b = m(label, "cpu_s"), base[label]["cpu_s"]["median"]
+                print("| %s CPU against BASE | %.2f s CPU | %.2f s CPU (BASE) | %.2f | %s |" % (
+                    label.split("-")[1], a, b, a / b, "≤ 1.3" if label == "newtool-cold" else ""))
     for label in ("hugo-cold", "vips-P2"):
         if label in rows and "newtool-cold" in rows:
             print("| cold wall, %s | | | imgbake %.2f× faster | |" % (label, m(label, "wall_s") / m("newtool-cold", "wall_s")))

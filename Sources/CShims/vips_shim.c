@@ -1,6 +1,11 @@
 #include "vips_shim.h"
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
+
+// libwebp's SSIM (see imgbake_plane_ssim), found once when libvips starts.
+typedef int (*imgbake_distortion_fn)(const uint8_t *, size_t, const uint8_t *, size_t, int, int, size_t, int, float *, float *);
+static imgbake_distortion_fn imgbake_webp_plane_distortion = NULL;
 
 static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
@@ -8,6 +13,7 @@ static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const 
 
 int imgbake_vips_start(const char *argv0, int threads) {
     if (VIPS_INIT(argv0) != 0) return -1;
+    imgbake_webp_plane_distortion = (imgbake_distortion_fn) dlsym(RTLD_DEFAULT, "WebPPlaneDistortion");
     // glibc raises the size from which an allocation gets pages of its own (given back when freed)
     // each time such a block is freed, up to 32 MiB, so decoded images' buffers soon stay in the heap
     // after they are done. Fixed at 1 MiB once images are decoded, the bench's cold peak was 239–249
@@ -181,4 +187,60 @@ int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len) {
 int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "effort", effort,
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
+}
+
+int imgbake_vips_luma(VipsImage *in, VipsImage **out) {
+    VipsImage *context = vips_image_new();
+    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
+    int result = -1;
+    VipsImage *flat = in;
+    if (vips_image_hasalpha(in)) {
+        double white[3] = {255, 255, 255};
+        VipsArrayDouble *background = vips_array_double_new(white, in->Bands - 1);
+        int failed = vips_flatten(in, &t[0], "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+        if (failed) goto done;
+        flat = t[0];
+    }
+    if (flat->Bands >= 3) {
+        t[1] = vips_image_new_matrixv(3, 1, 0.299, 0.587, 0.114);
+        if (vips_recomb(flat, &t[2], t[1], NULL)) goto done;
+    } else if (vips_extract_band(flat, &t[2], 0, NULL)) goto done;
+    if (vips_round(t[2], &t[3], VIPS_OPERATION_ROUND_RINT, NULL) || vips_cast_uchar(t[3], out, NULL)) goto done;
+    result = 0;
+done:
+    g_object_unref(context);
+    return result;
+}
+
+int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, VipsImage **out) {
+    int count = across * down;
+    if (count < 1 || tile < 2 || in->Xsize < tile * across || in->Ysize < tile * down) {
+        vips_error("imgbake", "%dx%d is too small for %d x %d tiles of %d px", in->Xsize, in->Ysize, across, down, tile);
+        return -1;
+    }
+    VipsImage **tiles = g_new0(VipsImage *, count);
+    int result = -1, made = 0;
+    for (int j = 0; j < down; j++)
+        for (int i = 0; i < across; i++, made++) {
+            // The middle of cell (i, j), kept inside the image, rounded down to even coordinates.
+            int x = (int) ((i + 0.5) * in->Xsize / across) - tile / 2, y = (int) ((j + 0.5) * in->Ysize / down) - tile / 2;
+            x = VIPS_CLIP(0, x, in->Xsize - tile) & ~1;
+            y = VIPS_CLIP(0, y, in->Ysize - tile) & ~1;
+            if (vips_extract_area(in, &tiles[made], x, y, tile, tile, NULL)) goto done;
+        }
+    result = vips_arrayjoin(tiles, out, count, "across", across, NULL);
+done:
+    for (int k = 0; k < made; k++) g_object_unref(tiles[k]);
+    g_free(tiles);
+    return result;
+}
+
+int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out) {
+    imgbake_distortion_fn distortion = imgbake_webp_plane_distortion;
+    float sum = 0, logarithmic = 0;
+    // Type 1 is SSIM: `sum` is the SSIM of every pixel's window added up.
+    if (!distortion || !distortion(a, (size_t) width, b, (size_t) width, width, height, 1, 1, &sum, &logarithmic)) return -1;
+    *out = (double) sum / ((double) width * height);
+    return 0;
 }

@@ -12,6 +12,7 @@ import ImgBakeTestSupport
         for n in 0..<10 {
             site.page("p\(n).html", Self.names.map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined(separator: "\n"))
         }
+        site.page("imgbake.toml", TestSite.fixedQualityTOML)
         let arguments = { @Sendable (out: String) in
             ["build", site.site, "--out", out, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"]
         }
@@ -167,6 +168,7 @@ import ImgBakeTestSupport
         for n in 0..<6 {
             site.page("p\(n).html", Paths.exampleImages.map { "<img src=\"\(origin.url("img/\($0)?p=\(n)"))\">" }.joined())
         }
+        site.page("imgbake.toml", TestSite.fixedQualityTOML)
         let process = try ChildProcess(Paths.binary, ["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet"],
                                        stderr: .pipe)
         // Kill it as soon as it has stored something, while it is still downloading and encoding. A

@@ -107,7 +107,7 @@ import ImgBakeTestSupport
     @Test func theDropRuleComparesAtTheSameWidthOnly() {
         func encoded(_ format: ImageFormat, _ width: Int, _ bytes: Int) -> EncodedVariant {
             EncodedVariant(spec: VariantSpec(width: width, format: format, quality: 80, effort: 4, animated: false, keepMetadata: []),
-                           bytes: [UInt8](repeating: 0, count: bytes), width: width, height: 10)
+                           bytes: [UInt8](repeating: 0, count: bytes), width: width, height: 10, made: .quality(80))
         }
         let kept = ImageManager.keepingOnlyWorthwhile(
             [encoded(.webp, 480, 900), encoded(.webp, 960, 1100), encoded(.jpeg, 480, 1000), encoded(.avif, 960, 500)],

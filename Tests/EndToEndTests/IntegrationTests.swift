@@ -134,7 +134,7 @@ import ImgBakeTestSupport
         site.file("img/a.jpg", Paths.image("hubble.jpg"))
         site.page("p.html", "<!doctype html><title>t</title>\n<img src=\"/img/a.jpg\">\n<img src=\"/img/missing.jpg\" alt=\"m\">\n")
         site.page("m.md", "# M\n\n![](/img/a.jpg) and ![m](/img/missing.jpg)\n")
-        site.folder.write("site/imgbake.toml", "[output]\nmarkdown = \"html\"\n")
+        site.folder.write("site/imgbake.toml", "[output]\nmarkdown = \"html\"\n" + TestSite.fixedQualityTOML)
         let built = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--quiet"])
         #expect(built.status == 0, "\(built.stderr)")
         #expect(site.folder.text("site/p.html")?.contains("<picture>") == true && site.folder.text("site/m.md")?.contains("<picture>") == true)

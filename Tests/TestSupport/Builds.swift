@@ -25,6 +25,9 @@ package struct TestSite {
         // Test images are small: written into the page they would leave no file to check
         // (LoadingPriorityTests check that).
         config.output.inlineBytes = 0
+        // A fixed WebP quality: choosing one per image costs a few encodes of each variant, and most
+        // tests are about something else (QualitySearchTests, QualityBuildTests choose).
+        config.images.quality = .fixedForTests
         return config
     }
 
@@ -43,7 +46,7 @@ package func makeManager(origin: Origin, cache folder: String, memoryLimit: Int 
     fetch.connectTo = [origin.connectTo]
     return ImageManager(cache: try ImageCache(directory: folder), downloader: Downloader(settings: fetch),
                         transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
-                        images: ImageSettings(), fetch: fetch, memoryLimit: memoryLimit,
+                        images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(), fetch: fetch, memoryLimit: memoryLimit,
                         now: { Date().timeIntervalSince1970 })
 }
 
@@ -140,4 +143,19 @@ package func validateReport(_ json: Data, in folder: TemporaryFolder) async thro
         jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(report)
         print("valid")
         """, Paths.root + "/docs/report.schema.json", folder.path + "/report-to-validate.json"], in: folder.path)
+}
+
+extension TestSite {
+    /// `imgbake.toml` lines for a child process: the fixed qualities `configuration` gives in-process
+    /// builds (tests that count or compare the files made are not about which quality each gets).
+    package static let fixedQualityTOML = "[images]\nquality = { webp = 80 }\n"
+}
+
+extension ImageSettings.Quality {
+    /// The qualities before they could be chosen per image: 80 for WebP and JPEG, 50 for AVIF.
+    package static var fixedForTests: Self {
+        var quality = Self()
+        quality.webp = 80
+        return quality
+    }
 }

@@ -163,7 +163,7 @@ import ImgBakeTestSupport
         [images]
         widths        = [480, 960, 1920]          # capped at the source width, never upscaled
         formats       = ["webp", "original"]      # best first; "avif" is opt-in
-        quality       = { webp = 80, avif = 50, jpeg = 80 }
+        quality       = { webp = "auto", avif = 50, jpeg = 80 }
         keep_metadata = []                        # e.g. ["copyright", "artist"]; GPS is never kept
         max_pixels    = 100_000_000
         placeholder   = "none"                    # none | color | lqip | blurhash
@@ -235,6 +235,12 @@ import ImgBakeTestSupport
         ("[images]\n\nwidths = [480, \"960\"]\n", "3: error: images.widths: expected an integer, found a string"),
         ("[images]\nwidths = [0]\n", "2: error: images.widths: must be between 1 and 16384, not 0"),
         ("[images]\nquality = { webp = 101 }\n", "2: error: images.quality.webp: must be between 1 and 100, not 101"),
+        ("[images]\nquality = { webp = \"best\" }\n", "2: error: images.quality.webp: expected a quality from 1 to 100 or \"auto\", not \"best\""),
+        ("[images]\nquality = \"high\"\n", "2: error: images.quality: expected \"auto\" or a table such as { webp = 80 }"),
+        ("[images.quality]\nauto = { ssim = 1.2 }\n", "2: error: images.quality.auto.ssim: must be at least 0.5 and below 1, not 1.2"),
+        ("[images.quality]\nauto = { webp = [90, 40] }\n", "2: error: images.quality.auto.webp: expected [floor, ceiling] such as [40, 90]"),
+        ("[images.quality]\nauto = { png = [1, 2] }\n", "2: error: images.quality.auto.png: unknown key (did you mean jpeg?); known here: ssim, webp, avif, jpeg"),
+        ("[images.quality]\npng = 80\n", "2: error: images.quality.png: unknown key (did you mean jpeg?); known here: webp, avif, jpeg, auto"),
         ("[images]\nkeep_metadata = [\"gps\"]\n", "2: error: images.keep_metadata: \"gps\" cannot be kept; allowed: copyright, artist (GPS, serial numbers and MakerNotes never are)"),
         ("[fetch]\ntimeout = \"soon\"\n", "2: error: fetch.timeout: \"soon\" is not a duration such as \"30s\", \"500ms\", \"24h\" or \"7d\""),
         ("[cache]\nmax_size = \"huge\"\n", "2: error: cache.max_size: \"huge\" is not a size such as \"50MB\" or \"5GB\""),
@@ -252,6 +258,30 @@ import ImgBakeTestSupport
         } catch {
             #expect(error.description.hasSuffix("imgbake.toml:" + expected) || error.description.contains("imgbake.toml:" + expected), "\(error)")
         }
+    }
+
+    @Test func qualitiesAreFixedOrChosenPerImage() throws {
+        // Keys written before automatic qualities keep their meaning.
+        var config = try load("[images]\nquality = { webp = 75, avif = 45, jpeg = 70 }\n")
+        #expect(config.images.quality.webp == 75 && config.images.quality.avif == 45 && config.images.quality.jpeg == 70)
+        // The default: WebP chosen per image, the others fixed.
+        config = try load("[images]\nwidths = [480]\n")
+        #expect(config.images.quality.webp == .auto(.defaults(for: .webp)) && config.images.quality.jpeg == 80)
+        // "auto" for every lossy format, each with its own floor and ceiling.
+        config = try load("[images]\nquality = \"auto\"\n")
+        for format in [ImageFormat.webp, .avif, .jpeg] { #expect(config.images.quality.choice(for: format) == .auto(.defaults(for: format))) }
+        // A target and bounds; WebP (automatic by default) takes them without being named.
+        config = try load("""
+            [images.quality]
+            jpeg = "auto"
+            avif = 50
+            auto = { ssim = 0.985, webp = [50, 95], jpeg = [60, 90] }
+            """)
+        #expect(config.images.quality.webp == .auto(AutoQuality(ssim: 9850, floor: 50, ceiling: 95)))
+        #expect(config.images.quality.jpeg == .auto(AutoQuality(ssim: 9850, floor: 60, ceiling: 90)))
+        #expect(config.images.quality.avif == 50)
+        // The fingerprint of a build sees the target (a change builds the pages again).
+        #expect(config.images.quality.webp.description == "auto:ssim=0.9850:50-95" && QualityChoice.fixed(80).description == "80")
     }
 
     @Test func durations() {

@@ -72,4 +72,18 @@ int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len);
 /// AVIF through libheif's AV1 encoder.
 int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
 
+/// The luma of an 8-bit sRGB or grey image (Rec. 601 weights, rounded to 8 bits; alpha flattened onto
+/// white, as a page without a background shows it): the plane SSIM is measured on.
+int imgbake_vips_luma(VipsImage *in, VipsImage **out);
+
+/// `across` × `down` square tiles of `tile` pixels, one from the middle of each cell of an even grid
+/// over `in` (even coordinates, so 4:2:0 chroma lines up), joined into one image `across` tiles wide:
+/// a sample of the whole picture for an encoder to be tried on. `in` must hold at least one tile per cell.
+int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, VipsImage **out);
+
+/// Mean SSIM of two 8-bit planes of `width` × `height` (rows `width` bytes apart), from libwebp's
+/// implementation (WebPPlaneDistortion: 7 × 7 windows, what cwebp -print_ssim reports). libwebp is
+/// looked up in the process (libvips loads it), as for its version. Returns -1 when it is not there.
+int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out);
+
 #endif

@@ -37,7 +37,8 @@ public struct Validators: Sendable, Equatable {
 public struct VariantRecord: Sendable, Equatable {
     public var key: VariantKey
     public var originalBlob: BlobID
-    /// The canonical spec string (for `cache stats` and debugging).
+    /// The canonical spec string, then what the bytes are (`VariantSpec.recorded(as:)`: the quality an
+    /// automatic one chose travels with the record, to the remote cache too).
     public var spec: String
     /// Nil when the variant was dropped: larger than the fallback at the same width.
     public var blob: BlobID?

@@ -165,11 +165,23 @@ public struct ImageSettings: Sendable {
 
     public init() {}
 
+    /// Per format: a fixed quality or `auto` (`QualitySettings.swift`). WebP's is chosen per image by
+    /// default: the worst images come out better than at one quality for all, for about the same
+    /// bytes (docs/MEASUREMENTS.md, "Quality per image").
     public struct Quality: Sendable, Hashable {
-        public var webp = 80
-        public var avif = 50
-        public var jpeg = 80
+        public var webp = QualityChoice.auto(.defaults(for: .webp))
+        public var avif: QualityChoice = 50
+        public var jpeg: QualityChoice = 80
         public init() {}
+
+        public func choice(for format: ImageFormat) -> QualityChoice? {
+            switch format {
+            case .webp: webp
+            case .avif: avif
+            case .jpeg: jpeg
+            default: nil
+            }
+        }
     }
 }
 

@@ -114,16 +114,7 @@ struct Reader {
                 let formats: [OutputFormat] = try choices(name, node)
                 guard !formats.isEmpty else { throw fail(name, node, "needs at least one format") }
                 config.images.formats = formats
-            case "quality":
-                for (format, value) in Self.ordered(try self.table(name, node)) {
-                    let q = try integer("\(name).\(format)", value, in: 1...100)
-                    switch format {
-                    case "webp": config.images.quality.webp = q
-                    case "avif": config.images.quality.avif = q
-                    case "jpeg": config.images.quality.jpeg = q
-                    default: throw unknown("\(name).\(format)", value, known: ["webp", "avif", "jpeg"])
-                    }
-                }
+            case "quality": try applyQuality(name, node, to: &config.images.quality)
             case "keep_metadata":
                 let fields = try strings(name, node).map { $0.lowercased() }
                 let allowed: Set<String> = ["copyright", "artist"]

@@ -21,6 +21,8 @@ public struct BuildReport: Codable, Sendable {
     public var remote: RemoteCounters?
     /// `--shard K/N`: images are this shard's only, and no pages were written.
     public var shard: String?
+    /// Per lossy format, the encoder qualities of the files (chosen per variant under `"auto"`).
+    public var qualities: [QualitySummary]?
 
     public struct Totals: Codable, Sendable {
         public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
@@ -66,6 +68,38 @@ public struct BuildReport: Codable, Sendable {
         public var width: Int
         public var height: Int
         public var bytes: Int
+        /// The encoder quality the file was made at; none for PNG, GIF and SVG, and where the source's own
+        /// bytes stand for the variant.
+        public var quality: Int?
+    }
+
+    /// How the qualities of one format's files are spread, and their bytes.
+    public struct QualitySummary: Codable, Sendable, Equatable {
+        public var format: String
+        public var files: Int
+        public var bytes: Int
+        public var min: Int
+        public var median: Int
+        public var max: Int
+        /// Files per quality (`"74": 3`).
+        public var counts: [String: Int]
+
+        /// One summary per format present, in the order given.
+        static func of(_ files: [File]) -> [QualitySummary] {
+            var order: [String] = []
+            var byFormat: [String: [File]] = [:]
+            for file in files where file.quality != nil {
+                if byFormat[file.format] == nil { order.append(file.format) }
+                byFormat[file.format, default: []].append(file)
+            }
+            return order.map { format in
+                let group = byFormat[format]!
+                let qualities = group.compactMap(\.quality).sorted()
+                return QualitySummary(format: format, files: group.count, bytes: group.reduce(0) { $0 + $1.bytes },
+                                      min: qualities.first!, median: qualities[(qualities.count - 1) / 2], max: qualities.last!,
+                                      counts: Dictionary(qualities.map { (String($0), 1) }, uniquingKeysWith: +))
+            }
+        }
     }
 
     public struct Reference: Codable, Sendable {
@@ -125,7 +159,7 @@ struct ReportBuilder {
                 image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormat)?.bytes
                 image.files = resolved.variants.map {
                     BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
-                                     width: $0.width, height: $0.height, bytes: $0.bytes)
+                                     width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality)
                 }
                 report.totals.bytesBefore += resolved.originalBytes
                 report.totals.bytesAfter += image.bytesAfter ?? 0
@@ -168,6 +202,8 @@ struct ReportBuilder {
             return rounded
         }
         report.shard = s.shard?.description
+        let summaries = BuildReport.QualitySummary.of(report.images.flatMap(\.files))
+        report.qualities = summaries.isEmpty ? nil : summaries
         report.totals.pages = s.pagesScanned + s.pagesUnchanged
         report.totals.pagesRewritten = s.pagesWritten
         report.totals.pagesUnchanged = s.pagesUnchanged

@@ -105,7 +105,7 @@ extension ImageManager {
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: storedFallbacks, fallback: record.format)
             let rows = made.map { variant, dropped in
                 (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
-                                    spec: variant.spec.canonical, blob: nil, format: variant.spec.format,
+                                    spec: variant.spec.recorded(as: variant.made), blob: nil, format: variant.spec.format,
                                     width: variant.width, height: variant.height, bytes: variant.bytes.count),
                  bytes: dropped ? nil : variant.bytes)
             }
@@ -194,6 +194,7 @@ extension ImageManager {
 extension StoredVariant {
     init(spec: VariantSpec, record: VariantRecord) {
         self.init(spec: spec, key: record.key, blob: record.blob!, format: record.format,
-                  width: record.width, height: record.height, bytes: record.bytes)
+                  width: record.width, height: record.height, bytes: record.bytes,
+                  made: VariantSpec.Made(recorded: record.spec, of: spec))
     }
 }

@@ -7,6 +7,8 @@ public struct StoredVariant: Sendable, Hashable {
     public var width: Int
     public var height: Int
     public var bytes: Int
+    /// Encoded at which quality (chosen per variant for an automatic one), or the source's own bytes.
+    public var made: VariantSpec.Made = .lossless
 
     /// `<stem>-<hash10>-<width>.<ext>`: the hash is of the variant's bytes (its blob id), so the same
     /// bytes get the same name and a changed upstream image a new one.

@@ -8,6 +8,8 @@ public struct EncodedVariant: Sendable {
     public var bytes: [UInt8]
     public var width: Int
     public var height: Int
+    /// What the bytes are: encoded at a quality (chosen, for an automatic one), or the source's own.
+    public var made: VariantSpec.Made
 }
 
 /// Why an original could not be turned into variants. All of these are permanent for those bytes.
@@ -249,15 +251,18 @@ public final class Transformer: Sendable {
             let image: VipsImage
             do { image = try pixels.image(width: spec.width) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {
-                var output = try Metadata.encode(image, spec: spec, credits: inspection.credits)
+                let quality = try spec.auto.map { auto throws(VipsError) in try QualitySearch(spec: spec, auto: auto).quality(for: image) }
+                var output = try Metadata.encode(image, spec: spec, quality: quality, credits: inspection.credits)
+                var made: VariantSpec.Made = spec.isLossy ? .quality(quality ?? spec.quality) : .lossless
                 var size = (width: image.width, height: max(1, image.pages) > 1 ? image.pageHeight : image.height)
                 if let original = sourceBytes(for: spec), original.count <= output.count {
                     // At a smaller width too: a source compressed harder than the encoder's quality
                     // (a 2,000 px, 194 KB JPEG became a 255 KB file 1,920 px wide) is sent as it is.
                     output = original
+                    made = .source
                     size = (info.width, info.height)
                 }
-                encoded.append(EncodedVariant(spec: spec, bytes: output, width: size.width, height: size.height))
+                encoded.append(EncodedVariant(spec: spec, bytes: output, width: size.width, height: size.height, made: made))
             } catch {
                 throw TransformError.encodeFailed("\(spec.format.rawValue) \(spec.width)w: \(error.message)")
             }
@@ -328,14 +333,15 @@ public struct TransformOutput: Sendable {
 /// holding only the kept tags (written with libexif from the typed values read at inspection). GPS,
 /// serial numbers and MakerNotes can never be kept (the configuration refuses them).
 enum Metadata {
-    static func encode(_ image: VipsImage, spec: VariantSpec, credits: Credits) throws(VipsError) -> [UInt8] {
+    /// `quality` overrides the spec's (an automatic quality, once chosen).
+    static func encode(_ image: VipsImage, spec: VariantSpec, quality: Int? = nil, credits: Credits) throws(VipsError) -> [UInt8] {
         // Every metadata field goes: raw EXIF, XMP, IPTC, the ICC profile (outputs are sRGB, the web's
         // default), the orientation (outputs are upright), and the per-tag EXIF fields.
         let clean = try image.removingFields(where: isMetadata)
         let kept = ExifWriter.block(copyright: spec.keepMetadata.contains("copyright") ? credits.copyright : nil,
                                     artist: spec.keepMetadata.contains("artist") ? credits.artist : nil)
         if let kept { clean.set(blob: kept, field: "exif-data") }
-        let bytes = try clean.encoded(as: spec.encodeFormat, strip: kept == nil)
+        let bytes = try clean.encoded(as: spec.encodeFormat(quality: quality ?? spec.quality), strip: kept == nil)
         // libvips 8.14's WebP saver writes EXIF whatever `strip` says: check the output, not the option.
         return spec.format == .webp ? WebPContainer.strippingMetadata(bytes, keepEXIF: kept != nil) : bytes
     }

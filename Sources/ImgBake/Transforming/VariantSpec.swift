@@ -6,16 +6,81 @@ import Vips
 public struct VariantSpec: Hashable, Sendable {
     public var width: Int
     public var format: ImageFormat
+    /// The encoder quality; unused when `auto` is set.
     public var quality: Int
     public var effort: Int
     /// Every frame (an animated GIF or WebP stays animated).
     public var animated: Bool
     /// EXIF fields kept in the output (lower-cased names), sorted.
     public var keepMetadata: [String]
+    /// The quality is chosen for this variant's own pixels (`QualitySearch`): the target and bounds
+    /// are the spec, the quality found is recorded with the variant (`recorded(as:)`).
+    public var auto: AutoQuality? = nil
 
     public var canonical: String {
-        "w=\(width);f=\(format.rawValue);q=\(quality);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))"
+        let q = auto?.canonical ?? "\(quality)"
+        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))"
     }
+
+    /// The spec string a variant record keeps: the canonical string, then what the bytes are, so that
+    /// the index and the remote cache (which keep this string with the variant) give the chosen quality
+    /// back without a table of their own: `;made=q74` (encoded at quality 74) or `;made=source` (the
+    /// source's own bytes stand for the variant).
+    public func recorded(as made: Made) -> String {
+        switch made {
+        case .quality(let q): canonical + ";made=q\(q)"
+        case .source: canonical + ";made=source"
+        case .lossless: canonical
+        }
+    }
+
+    /// The canonical spec in a record's spec string (what its key is made of), without `;made=…`.
+    static func canonical(ofRecorded spec: String) -> Substring {
+        guard let range = spec.range(of: ";made=") else { return spec[...] }
+        return spec[..<range.lowerBound]
+    }
+
+    /// What follows `;made=` in a record's spec string, if anything does.
+    static func madePart(of spec: String) -> Substring? {
+        spec.range(of: ";made=").map { spec[$0.upperBound...] }
+    }
+
+    /// What a variant's bytes are: encoded at a quality, the source itself, or a lossless encoding.
+    public enum Made: Sendable, Hashable {
+        case quality(Int)
+        case source
+        case lossless
+
+        /// From a record's spec string; records written before qualities were kept say nothing, and
+        /// then a fixed quality is the spec's own.
+        public init(recorded spec: String, of variant: VariantSpec) {
+            if let made = VariantSpec.madePart(of: spec).flatMap(Made.init(suffix:)) {
+                self = made
+            } else {
+                self = variant.isLossy && variant.auto == nil ? .quality(variant.quality) : .lossless
+            }
+        }
+
+        /// `q74` or `source` (what follows `;made=`); nil for anything else, a quality outside 1–100 too.
+        init?(suffix: Substring) {
+            if suffix == "source" {
+                self = .source
+            } else if suffix.hasPrefix("q"), suffix.count <= 4, let q = Int(suffix.dropFirst()), (1...100).contains(q) {
+                self = .quality(q)
+            } else {
+                return nil
+            }
+        }
+
+        /// The encoder quality, if the bytes were encoded at one.
+        public var quality: Int? {
+            if case .quality(let q) = self { return q }
+            return nil
+        }
+    }
+
+    /// Encoded at a quality (WebP, AVIF, JPEG); PNG and GIF are lossless here.
+    public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec.
     /// 7: each width decoded on its own (no longer from the job's widest), and the source's own bytes
@@ -34,7 +99,10 @@ public struct VariantSpec: Hashable, Sendable {
         return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
     }
 
-    var encodeFormat: EncodeFormat {
+    var encodeFormat: EncodeFormat { encodeFormat(quality: quality) }
+
+    /// The encoder settings at `quality` (what an automatic quality tries, and then uses).
+    func encodeFormat(quality: Int) -> EncodeFormat {
         switch format {
         case .webp: .webp(quality: quality, effort: effort)
         case .avif: .avif(quality: quality, effort: effort)
@@ -72,7 +140,7 @@ public struct VariantPlan: Sendable {
             widths(for: source, request: request).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
-                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted())
+                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format))
             }
         }
     }
@@ -99,15 +167,17 @@ public struct VariantPlan: Sendable {
         return formats + [source.format]
     }
 
+    /// A fixed quality (0 when the format has none or it is automatic).
     private func quality(_ format: ImageFormat) -> Int {
-        switch format {
+        guard case .fixed(let q) = settings.quality.choice(for: format) else { return 0 }
         // libwebp at method 2 (below) needs Q+1 to match method 4's PSNR at Q: the configured number
         // keeps meaning what libwebp's default makes of it (docs/MEASUREMENTS.md).
-        case .webp: min(100, settings.quality.webp + 1)
-        case .avif: settings.quality.avif
-        case .jpeg: settings.quality.jpeg
-        default: 0
-        }
+        return format == .webp ? min(100, q + 1) : q
+    }
+
+    private func auto(_ format: ImageFormat) -> AutoQuality? {
+        guard case .auto(let auto) = settings.quality.choice(for: format) else { return nil }
+        return auto
     }
 
     private func effort(_ format: ImageFormat) -> Int {

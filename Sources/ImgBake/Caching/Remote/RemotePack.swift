@@ -237,8 +237,13 @@ package struct Pack: Sendable {
                   (1...100_000).contains(entry.width), (1...100_000).contains(entry.height), entry.bytes >= 0 else {
                 return .failure(.init("a variant's values are out of range"))
             }
-            let key = VariantSpec.key(original: originalBlob, canonical: entry.spec)
+            // The key is of the canonical spec; what follows it (`;made=q74`, the quality chosen for
+            // an automatic one) is what the bytes are, and must be readable for the record to be used.
+            let key = VariantSpec.key(original: originalBlob, canonical: String(VariantSpec.canonical(ofRecorded: entry.spec)))
             guard key.hex == entry.key else { pack.foreign += 1; continue }
+            if let made = VariantSpec.madePart(of: entry.spec), VariantSpec.Made(suffix: made) == nil {
+                return .failure(.init("a variant's spec says its bytes are \"\(made)\""))
+            }
             var blob: BlobID?
             if let named = entry.blob {
                 guard let id = BlobID(hex: named), let bytes = pack.blobs[id], bytes.count == entry.bytes else { continue }

@@ -1,0 +1,60 @@
+/// The encoder quality of one format: a fixed number, or chosen for each variant (`"auto"`).
+///
+///     [images.quality]
+///     webp = "auto"                              # the default: each variant's own quality
+///     jpeg = 80                                  # one quality for every image
+///     auto = { ssim = 0.97, webp = [40, 90] }    # what "auto" aims at, and its floor and ceiling
+public enum QualityChoice: Sendable, Hashable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// libvips' quality (1–100) for every image.
+    case fixed(Int)
+    /// The lowest quality between a floor and a ceiling whose output reaches a target SSIM.
+    case auto(AutoQuality)
+
+    public init(integerLiteral value: Int) { self = .fixed(value) }
+
+    /// In the build fingerprint: a change of target, floor or ceiling builds the pages again.
+    public var description: String {
+        switch self {
+        case .fixed(let quality): "\(quality)"
+        case .auto(let auto): auto.canonical
+        }
+    }
+}
+
+/// What an automatic quality aims at. The target is the mean SSIM (on luma) of the encoded variant
+/// against the very pixels it was encoded from, so resizing is not counted against the encoder; the
+/// floor keeps an image whose SSIM drops slowly from going to mush, the ceiling keeps a noisy one from
+/// costing the bytes of a near-lossless file.
+public struct AutoQuality: Sendable, Hashable {
+    /// In ten-thousandths (9700 is SSIM 0.97), so that keys and comparisons are exact.
+    public var ssim: Int
+    public var floor: Int
+    public var ceiling: Int
+
+    public init(ssim: Int, floor: Int, ceiling: Int) {
+        self.ssim = ssim
+        self.floor = floor
+        self.ceiling = ceiling
+    }
+
+    /// The target as a fraction.
+    public var target: Double { Double(ssim) / 10_000 }
+
+    /// `auto:ssim=0.9700:40-90`: part of the variant key.
+    public var canonical: String {
+        let fraction = String(ssim % 10_000)
+        return "auto:ssim=\(ssim / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction):\(floor)-\(ceiling)"
+    }
+
+    /// The default target (docs/MEASUREMENTS.md, "Quality per image").
+    public static let defaultSSIM = 9650
+
+    /// Floors and ceilings on each encoder's own scale (AVIF's 50 is about WebP's 80).
+    public static func defaults(for format: ImageFormat) -> AutoQuality {
+        switch format {
+        case .avif: AutoQuality(ssim: defaultSSIM, floor: 25, ceiling: 75)
+        case .jpeg: AutoQuality(ssim: defaultSSIM, floor: 45, ceiling: 92)
+        default: AutoQuality(ssim: defaultSSIM, floor: 60, ceiling: 90)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import CShims.Vips
+import CVips
+
+/// The luma of an image as 8-bit samples, row by row: what SSIM is measured on. Colour differences the
+/// encoders make (4:2:0 chroma) are not in it; the eye is less sensitive to them, and the services that
+/// choose quality per image weigh luma first too.
+public struct LumaPlane: Sendable, Equatable {
+    public let samples: [UInt8]
+    public let width: Int
+    public let height: Int
+
+    /// Mean SSIM of the two planes (1 when they are equal), from libwebp's implementation (7 × 7
+    /// windows, what `cwebp -print_ssim` reports); nil when the sizes differ or libwebp is not in the
+    /// process. Deterministic: integer window sums, added up row by row.
+    public func ssim(_ other: LumaPlane) -> Double? {
+        guard width == other.width, height == other.height, width > 0, height > 0 else { return nil }
+        var result = 0.0
+        let status = samples.withUnsafeBufferPointer { a in
+            other.samples.withUnsafeBufferPointer { b in
+                imgbake_plane_ssim(a.baseAddress, b.baseAddress, Int32(width), Int32(height), &result)
+            }
+        }
+        return status == 0 ? result : nil
+    }
+}
+
+extension VipsImage {
+    /// The luma plane (Rec. 601 weights; alpha flattened onto white, as a page without a background
+    /// shows the image). For 8-bit sRGB or grey images.
+    public func luma() throws(VipsError) -> LumaPlane {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_luma(pointer, &out) == 0, let out else { throw VipsError.drain("cannot take the luma of an image") }
+        let plane = VipsImage(taking: out, source: nil)
+        return LumaPlane(samples: try plane.pixels(), width: plane.width, height: plane.height)
+    }
+
+    /// A sample of the picture to try an encoder on: `across` × `down` square tiles of `tile` pixels, one
+    /// from the middle of each cell of an even grid, joined into one image in memory. The same image
+    /// always gives the same sample.
+    public func tileSample(tile: Int, across: Int, down: Int) throws(VipsError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_tile_sample(pointer, Int32(tile), Int32(across), Int32(down), &out) == 0, let out
+        else { throw VipsError.drain("cannot sample tiles of an image") }
+        return try VipsImage(taking: out, source: nil).materialized()
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import Vips
+@testable import ImgBake
+import ImgBakeTestSupport
+
+/// `images.quality = "auto"`: the quality each variant is given, measured on real images with libvips'
+/// own encoders and decoders and libwebp's SSIM.
+@Suite struct QualitySearchTests {
+    static let auto = AutoQuality(ssim: 9700, floor: 30, ceiling: 95)
+
+    static func spec(_ format: ImageFormat = .webp, width: Int, auto: AutoQuality = auto) -> VariantSpec {
+        VariantSpec(width: width, format: format, quality: 0, effort: format == .webp ? 2 : 1, animated: false, keepMetadata: [], auto: auto)
+    }
+
+    /// A variant's pixels as the transformer has them: decoded to `width`, upright, in memory.
+    static func pixels(_ image: String, width: Int? = nil) throws -> VipsImage {
+        let bytes = Paths.image(image)
+        let whole = try VipsImage.open(ImageBuffer(bytes))
+        return try VipsImage.thumbnail(ImageBuffer(bytes), width: width ?? whole.width).materialized().eightBit().materialized()
+    }
+
+    /// SSIM of `image` encoded as `spec` at `quality`, decoded, against `image` itself.
+    static func ssim(_ image: VipsImage, _ spec: VariantSpec, quality: Int) throws -> Double {
+        let bytes = try image.encoded(as: spec.encodeFormat(quality: quality))
+        return try #require(try VipsImage.open(ImageBuffer(bytes)).materialized().luma().ssim(try image.luma()))
+    }
+
+    @Test func ssimIsOneForTheSamePixelsAndFallsWithTheQuality() throws {
+        let image = try Self.pixels("hubble.jpg", width: 480)
+        let plane = try image.luma()
+        #expect(plane.ssim(plane) == 1)
+        let spec = Self.spec(width: 480)
+        let values = try [95, 75, 50, 20].map { try Self.ssim(image, spec, quality: $0) }
+        #expect(values == values.sorted(by: >) && values.allSatisfy { $0 < 1 && $0 > 0.5 }, "\(values)")
+        // A plane of another size is no comparison.
+        #expect(plane.ssim(try Self.pixels("hubble.jpg", width: 240).luma()) == nil)
+    }
+
+    /// The quality found is the lowest whose try reaches the target: one step less does not. Photos of
+    /// both sizes: the whole picture (coffee, 300 × 200) and a sample of tiles (hubble, 1,000 × 872).
+    @Test(arguments: ["hubble.jpg", "astronaut.jpg", "coffee.png"])
+    func theQualityIsTheLowestThatReachesTheTarget(image: String) throws {
+        let pixels = try Self.pixels(image)
+        let spec = Self.spec(width: pixels.width)
+        let q = try QualitySearch(spec: spec, auto: Self.auto).quality(for: pixels)
+        #expect(q > Self.auto.floor && q < Self.auto.ceiling, "\(image): \(q) is a bound, not a search result")
+        let sample = try QualitySearch.sample(of: pixels)
+        #expect(try Self.ssim(sample, spec, quality: q) >= 0.97)
+        #expect(try Self.ssim(sample, spec, quality: q - 1) < 0.97)
+        // The sample stands for the picture: the whole variant at that quality is near the target too.
+        let whole = try Self.ssim(pixels, spec, quality: q)
+        #expect(abs(whole - 0.97) < 0.01, "\(image): the whole picture's SSIM at \(q) is \(whole)")
+    }
+
+    @Test func aSampleIsTilesFromAllOverTheLargerPictures() throws {
+        let large = try Self.pixels("hubble.jpg")
+        let sample = try QualitySearch.sample(of: large)
+        // About `tiles` tiles (the grid follows the picture's shape: 6 × 5 for this one).
+        let tiles = sample.width * sample.height / (QualitySearch.tile * QualitySearch.tile)
+        #expect(sample.width % QualitySearch.tile == 0 && sample.height % QualitySearch.tile == 0)
+        #expect(tiles * 4 >= QualitySearch.tiles * 3 && tiles <= QualitySearch.tiles, "\(tiles) tiles")
+        // Made again, the same pixels; a small picture is its own sample.
+        #expect(try sample.pixels() == (try QualitySearch.sample(of: large).pixels()))
+        let small = try Self.pixels("coffee.png")
+        #expect(try QualitySearch.sample(of: small).pixels() == (try small.pixels()))
+    }
+
+    @Test func aHigherTargetNeverGivesALowerQuality() throws {
+        let pixels = try Self.pixels("hubble.jpg", width: 480)
+        let qualities = try [9000, 9500, 9700, 9850, 9950].map { ssim in
+            try QualitySearch(spec: Self.spec(width: 480), auto: AutoQuality(ssim: ssim, floor: 5, ceiling: 100)).quality(for: pixels)
+        }
+        #expect(qualities == qualities.sorted() && qualities.first! < qualities.last!, "\(qualities)")
+    }
+
+    @Test func theFloorAndTheCeilingBoundTheSearch() throws {
+        let pixels = try Self.pixels("astronaut.jpg", width: 256)
+        let spec = Self.spec(width: 256)
+        #expect(try QualitySearch(spec: spec, auto: AutoQuality(ssim: 9999, floor: 30, ceiling: 70)).quality(for: pixels) == 70)
+        #expect(try QualitySearch(spec: spec, auto: AutoQuality(ssim: 5000, floor: 30, ceiling: 70)).quality(for: pixels) == 30)
+    }
+
+    /// Different pictures need different qualities for the same SSIM: that is the point.
+    @Test func picturesGetQualitiesOfTheirOwn() throws {
+        let search = { (image: String) throws -> Int in
+            let pixels = try Self.pixels(image, width: 300)
+            return try QualitySearch(spec: Self.spec(width: 300), auto: Self.auto).quality(for: pixels)
+        }
+        let qualities = try ["hubble.jpg", "astronaut.jpg", "coffee.png"].map(search)
+        #expect(Set(qualities).count > 1, "\(qualities)")
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .avif])
+    func otherLossyFormatsAreSearchedTheSameWay(format: ImageFormat) throws {
+        let pixels = try Self.pixels("astronaut.jpg", width: 320)
+        var auto = AutoQuality.defaults(for: format)
+        auto.ssim = 9600
+        let spec = Self.spec(format, width: 320, auto: auto)
+        let q = try QualitySearch(spec: spec, auto: auto).quality(for: pixels)
+        #expect(q > auto.floor && q < auto.ceiling, "\(format): \(q)")
+        let sample = try QualitySearch.sample(of: pixels)
+        #expect(try Self.ssim(sample, spec, quality: q) >= 0.96)
+        #expect(try Self.ssim(sample, spec, quality: q - 1) < 0.96)
+    }
+
+    /// The transformer encodes at the quality found and says which: encoding the variant's pixels again
+    /// at that quality gives the same bytes.
+    @Test func theTransformerEncodesAtTheQualityItRecords() async throws {
+        let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
+        var settings = ImageSettings()
+        settings.widths = [300, 700]
+        let plan = VariantPlan(settings: settings)
+        let bytes = Paths.image("hubble.jpg")
+        let (_, variants) = try await transformer.variants(of: ImageBuffer(bytes), format: .jpeg) { plan.specs(for: $0) }
+        let webps = variants.filter { $0.spec.format == .webp }
+        #expect(webps.count == 2)
+        for variant in webps {
+            let q = try #require(variant.made.quality)
+            #expect(variant.spec.auto == AutoQuality.defaults(for: .webp))
+            let pixels = try Self.pixels("hubble.jpg", width: variant.width)
+            let again = try Metadata.encode(pixels, spec: variant.spec, quality: q, credits: Credits())
+            #expect(again == variant.bytes, "\(variant.spec.canonical) at \(q)")
+        }
+        // JPEG stays at its fixed quality, and says so.
+        #expect(variants.filter { $0.spec.format == .jpeg }.allSatisfy { $0.made == .quality(80) || $0.made == .source })
+    }
+}
+
+@Suite struct AutoQualitySpecTests {
+    @Test func aFixedQualityKeepsItsKey() {
+        // Caches made before automatic qualities stay valid for fixed ones: the canonical string is as it was.
+        let fixed = VariantSpec(width: 480, format: .webp, quality: 81, effort: 2, animated: false, keepMetadata: [])
+        #expect(fixed.canonical == "w=480;f=webp;q=81;e=2;anim=0;keep=")
+    }
+
+    @Test func theTargetAndBoundsAreInTheKey() {
+        let blob = BlobID(of: [1, 2, 3])
+        let spec = QualitySearchTests.spec(width: 480, auto: AutoQuality(ssim: 9700, floor: 40, ceiling: 90))
+        #expect(spec.canonical == "w=480;f=webp;q=auto:ssim=0.9700:40-90;e=2;anim=0;keep=")
+        var other = spec
+        other.auto?.ssim = 9800
+        #expect(other.canonical.contains("q=auto:ssim=0.9800:40-90") && other.key(original: blob) != spec.key(original: blob))
+        other = spec
+        other.auto?.ceiling = 85
+        #expect(other.key(original: blob) != spec.key(original: blob))
+        #expect(AutoQuality(ssim: 9050, floor: 1, ceiling: 100).canonical == "auto:ssim=0.9050:1-100")
+    }
+
+    @Test func theRecordSaysWhatTheBytesAre() {
+        let auto = QualitySearchTests.spec(width: 480)
+        #expect(VariantSpec.Made(recorded: auto.recorded(as: .quality(74)), of: auto) == .quality(74))
+        #expect(VariantSpec.Made(recorded: auto.recorded(as: .source), of: auto) == .source)
+        let jpeg = VariantSpec(width: 480, format: .jpeg, quality: 80, effort: 0, animated: false, keepMetadata: [])
+        // A record written before qualities were kept: the fixed quality is the spec's.
+        #expect(VariantSpec.Made(recorded: jpeg.canonical, of: jpeg) == .quality(80))
+        let png = VariantSpec(width: 480, format: .png, quality: 0, effort: 4, animated: false, keepMetadata: [])
+        #expect(VariantSpec.Made(recorded: png.recorded(as: .lossless), of: png) == .lossless)
+    }
+
+    /// The chosen quality travels in the spec string, which a remote pack's variant record already
+    /// carries: no field of its own. The pack's check recomputes each key from the canonical part.
+    @Test func theChosenQualityTravelsThroughARemotePack() throws {
+        let spec = QualitySearchTests.spec(width: 480)
+        let blob = BlobID(of: [9])
+        let webp = Array("webp bytes".utf8)
+        let jpegSpec = VariantSpec(width: 480, format: .jpeg, quality: 80, effort: 0, animated: false, keepMetadata: [])
+        let rows = [
+            VariantRecord(key: spec.key(original: blob), originalBlob: blob, spec: spec.recorded(as: .quality(63)),
+                          blob: BlobID(of: webp), format: .webp, width: 480, height: 300, bytes: webp.count),
+            VariantRecord(key: jpegSpec.key(original: blob), originalBlob: blob, spec: jpegSpec.recorded(as: .source),
+                          blob: nil, format: .jpeg, width: 480, height: 300, bytes: 99),
+        ]
+        let encode = { (rows: [VariantRecord]) in
+            Pack.encode(key: .content(blob), originalBlob: blob, original: nil, variants: rows, placeholders: [:],
+                        blobs: [(BlobID(of: webp), webp)], written: 0)
+        }
+        let pack = try Pack.decode(encode(rows), expected: .content(blob), maxOriginalBytes: 100).get()
+        #expect(pack.foreign == 0 && pack.variants.count == 2)
+        let back = try #require(pack.variants[spec.key(original: blob)])
+        #expect(back == rows[0] && StoredVariant(spec: spec, record: back).made == .quality(63))
+        #expect(pack.variants[jpegSpec.key(original: blob)].map { VariantSpec.Made(recorded: $0.spec, of: jpegSpec) } == .source)
+
+        // Another target is another key: the record is not taken for this spec.
+        var other = spec
+        other.auto?.ssim = 9800
+        #expect(pack.variants[other.key(original: blob)] == nil)
+        // A made part that says nothing readable is not vouched for.
+        for bad in [";made=q0", ";made=q101", ";made=x", ";made=q74;made=q75"] {
+            var row = rows[0]
+            row.spec = spec.canonical + bad
+            #expect(throws: RemoteRecordError.self, "\(bad)") { try Pack.decode(encode([row]), expected: .content(blob), maxOriginalBytes: 100).get() }
+        }
+    }
+
+    @Test func thePlanAsksForAnAutomaticWebPAndFixedOthersByDefault() {
+        var settings = ImageSettings()
+        settings.formats = [.avif, .webp, .original]
+        let specs = VariantPlan(settings: settings).specs(for: SourceInfo(format: .jpeg, width: 600, height: 400, pages: 1))
+        #expect(specs.filter { $0.format == .webp }.allSatisfy { $0.auto == AutoQuality.defaults(for: .webp) })
+        #expect(specs.filter { $0.format != .webp }.allSatisfy { $0.auto == nil })
+        settings.quality.webp = 80
+        #expect(VariantPlan(settings: settings).specs(for: SourceInfo(format: .jpeg, width: 600, height: 400, pages: 1))
+            .filter { $0.format == .webp }.allSatisfy { $0.auto == nil && $0.quality == 81 })
+    }
+}
