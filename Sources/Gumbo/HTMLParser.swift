@@ -130,6 +130,27 @@ public enum HTMLParser {
         return String(decoding: UnsafeRawBufferPointer(start: data, count: piece.length), as: UTF8.self).lowercased()
     }
 
+    /// The bytes of an attribute's value after its name, quotes included, as the HTML tokenizer reads
+    /// them: white space, `=`, white space, then a quoted value or one up to white space or `>`.
+    private static func rawValue(after nameEnd: Int, in input: UnsafeRawBufferPointer) -> Range<Int>? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D }
+        var i = nameEnd
+        while i < input.count, isSpace(input[i]) { i += 1 }
+        guard i < input.count, input[i] == UInt8(ascii: "=") else { return nil }
+        i += 1
+        while i < input.count, isSpace(input[i]) { i += 1 }
+        guard i < input.count else { return nil }
+        let start = i
+        if input[i] == UInt8(ascii: "\"") || input[i] == UInt8(ascii: "'") {
+            let quote = input[i]
+            i += 1
+            while i < input.count, input[i] != quote { i += 1 }
+            return i < input.count ? start..<i + 1 : nil
+        }
+        while i < input.count, !isSpace(input[i]), input[i] != UInt8(ascii: ">") { i += 1 }
+        return i > start ? start..<i : nil
+    }
+
     private static func attributes(of element: GumboElement, in input: UnsafeRawBufferPointer) -> [HTMLAttribute] {
         let base = input.baseAddress!
         var result: [HTMLAttribute] = []
@@ -140,7 +161,11 @@ public enum HTMLParser {
             var valueRange = nameRange.upperBound..<nameRange.upperBound
             var quote: UInt8?
             var end = nameRange.upperBound
-            if let raw = range(of: attribute.original_value, in: input), !raw.isEmpty {
+            // The value's bytes as the tokenizer reads them after the name, not gumbo's
+            // `original_value`, which around character references in unquoted values can be empty
+            // (`src=&quot>`) or start and end elsewhere (found by fuzz-html-rewrite): a rewrite would
+            // splice at the wrong bytes.
+            if let raw = rawValue(after: nameRange.upperBound, in: input) {
                 end = raw.upperBound
                 let first = base.load(fromByteOffset: raw.lowerBound, as: UInt8.self)
                 let last = base.load(fromByteOffset: raw.upperBound - 1, as: UInt8.self)

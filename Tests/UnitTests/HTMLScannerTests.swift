@@ -105,6 +105,18 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
         #expect(scan.references.first?.location.description == "p.html:2:21")
     }
 
+    /// gumbo gives no raw bytes for an unquoted value that is a character reference at the tag's end:
+    /// the reference was found at an empty range after the name, and rewritten there, into the name
+    /// (`<img srchttps://…=&quot>`; found by fuzz-html-rewrite). The value's bytes are found again.
+    @Test func anUnquotedCharacterReferenceValueIsReplacedWhole() throws {
+        let html = Array(#"<base href="https://b.test/"><img src=&quot>"#.utf8)
+        let file = SourceFile(path: "p.html", kind: .html, bytes: html)
+        let reference = try #require(HTMLScanner.scan(file, settings: .remoteOnly).references.first)
+        #expect(String(decoding: html[reference.range], as: UTF8.self) == "&quot")
+        let out = try Splicer.apply([Edit(reference.range, ReplacementText.value("https://n.test/x.jpg", in: reference.syntax))], to: html)
+        #expect(String(decoding: out, as: UTF8.self) == #"<base href="https://b.test/"><img src=https://n.test/x.jpg>"#)
+    }
+
     @Test func skipOptOut() {
         #expect(scanHTML(#"<img data-imgbake="skip" src="https://a.test/a.jpg">"#).isEmpty)
     }

@@ -213,6 +213,8 @@ private struct Found {
     }
 
     private mutating func attribute(_ kind: ImageReference.Kind, _ attribute: HTMLAttribute) -> ImageReference? {
+        // A value whose bytes were not found is left as it is (it would be spliced at the name's end).
+        guard !attribute.valueRange.isEmpty || attribute.value.isEmpty else { return nil }
         // Replace the URL itself, not the white space a browser ignores around it.
         var range = attribute.valueRange
         while range.lowerBound < range.upperBound, file.bytes[range.lowerBound + shift].isHTMLSpace {
