@@ -6,7 +6,7 @@ import ImgBakeTestSupport
 
 /// Hostile images of the fault suite (Fixtures/hostile, made by make-hostile.py; truncated and
 /// corrupted files are made here from the example images): no crash, bounded memory, a clear reason.
-@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(3) : .minutes(30))) struct HostileImageTests {
+@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(5) : .minutes(30))) struct HostileImageTests {
     static let folder = Paths.fixtures + "/hostile"
 
     /// One origin for the tests that only need the committed fixtures (starting one costs a

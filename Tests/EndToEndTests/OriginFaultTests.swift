@@ -55,15 +55,16 @@ struct OriginFault: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// How long one fault may take, build start to end. Generous, because the whole suite shares two cores
-/// and an in-process build waits behind every other test's work (up to ~21 s measured); which limit
-/// ended a transfer is checked on curl's own message instead ("after 10… milliseconds", "the last 1
-/// seconds"). A wait without end is stopped by the suites' time limit.
-let faultBound: Duration = timeBound(.seconds(60))
+/// How long one fault may take, build start to end: a guard against a wait without end, not a measure
+/// of speed. Generous, because the whole suite shares two cores and an in-process build waits behind
+/// every other test's work (61–66 s measured on a fresh clone's `make test`, with 368 tests at a load
+/// average of 45); which limit ended a transfer is checked on curl's own message instead ("after 10…
+/// milliseconds", "the last 1 seconds").
+let faultBound: Duration = timeBound(.seconds(150))
 
 /// The origin faults of the fault suite: each ends in bounded time with one precise warning, the
 /// reference left exactly as written, and nothing in the cache but a failure row for permanent ones.
-@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(3) : .minutes(30))) struct OriginFaultTests {
+@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(5) : .minutes(30))) struct OriginFaultTests {
     /// One origin for all cases: each has a file name of its own, and its requests are counted by it.
     static let origin = Result { try Origin() }
 

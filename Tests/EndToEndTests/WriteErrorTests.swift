@@ -55,6 +55,9 @@ struct WriteErrorTests {
         let site = TestSite()
         let disk = try TestMount(tmpfsOfBytes: 3 << 20, at: site.folder.path + "/disk")
         let pages = Self.makePages(in: site.site, origin: origin)
+        // The qualities fixed: with those the search picks, what the build writes fitted on the disk
+        // (the test passed with the fixed qualities it was written with, and not after the search).
+        site.page("imgbake.toml", TestSite.fixedQualityTOML)
         for _ in 0..<2 {
             let result = try await runImgbake(["build", site.site, "--out", disk.path + "/out", "--cache-dir", disk.path + "/cache",
                                                "--connect-to", origin.connectTo, "--quiet"])
