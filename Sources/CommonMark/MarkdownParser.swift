@@ -7,6 +7,12 @@ import Locking
 /// returning.
 public enum MarkdownParser {
     private static let registered = Locked(false)
+    /// Held while a document is parsed. cmark-gfm 0.29 (Debian 12's) adds each attached extension's
+    /// special characters to a process-wide table when it parses inlines and removes them after
+    /// (github/cmark-gfm#176, not merged): two parses at once make one miss the other's characters
+    /// (`make test` saw a GFM autolink not found while another test parsed). Parsing is a small part
+    /// of a build (cmark reads megabytes a second), so parses take turns.
+    private static let parsing = Locked(())
 
     public static func parse(_ input: UnsafeRawBufferPointer) -> [MarkdownNode] {
         withDocument(input) { document, _ in
@@ -64,10 +70,13 @@ public enum MarkdownParser {
                 cmark_parser_attach_syntax_extension(parser, extensionPointer)
             }
         }
-        if let base = input.baseAddress {
-            cmark_parser_feed(parser, base.assumingMemoryBound(to: CChar.self), input.count)
+        let parsed: OpaquePointer? = parsing.withLock { _ in
+            if let base = input.baseAddress {
+                cmark_parser_feed(parser, base.assumingMemoryBound(to: CChar.self), input.count)
+            }
+            return cmark_parser_finish(parser)
         }
-        guard let document = cmark_parser_finish(parser) else { return nil }
+        guard let document = parsed else { return nil }
         defer { cmark_node_free(document) }
         return body(document, parser)
     }

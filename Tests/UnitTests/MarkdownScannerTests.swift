@@ -1,3 +1,5 @@
+import CommonMark
+import Foundation
 import Testing
 @testable import ImgBake
 import ImgBakeTestSupport
@@ -27,6 +29,22 @@ private func scanMarkdown(_ markdown: String) -> (refs: [(url: String, raw: Stri
         #expect(scan.references.map(\.location.line) == [4, 7])
         let file = SourceFile(path: "p.md", kind: .markdown, bytes: Array("a\rb\r\nc\nd".utf8))
         #expect((1...4).map { String(decoding: file.bytes[file.lineRange($0)], as: UTF8.self) } == ["a", "b", "c", "d"])
+    }
+
+    /// cmark-gfm 0.29 keeps the extensions' special characters in one table for the whole process, added
+    /// and removed around each parse: parses at once missed GFM autolinks (a CommonMark conformance
+    /// example failed in `make test`). Parses take turns; many at once render alike.
+    @Test func markdownParsedOnManyThreadsAtOnceRendersAlike() async {
+        let text = Array("<https://foo.bar/baz bim> and www.example.com/a ~~x~~\n".utf8)
+        let expected = text.withUnsafeBytes { MarkdownParser.html($0) }
+        #expect(expected.contains("<a href=\"https://foo.bar/baz\">") && expected.contains("<del>"), "\(expected)")
+        let rendered = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask { (0..<150).map { _ in text.withUnsafeBytes { MarkdownParser.html($0) } } }
+            }
+            return await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(rendered.allSatisfy { $0 == expected }, "\(Set(rendered))")
     }
 
     @Test func multiLineAltTextAndImagesAfterSoftBreaks() {
