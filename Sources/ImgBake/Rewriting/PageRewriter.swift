@@ -43,27 +43,8 @@ public struct PageRewriter: Sendable {
         let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
         let writer = ReferenceWriter(naming: naming, rootNaming: self.naming, output: output)
-        var edits: [Edit] = []
-        var diagnostics: [Diagnostic] = []
-        var outputs = Set<OutputImage>()
-        var written: [Int: String] = [:] // reference index → the URL now in the page
-        var marked = 0 // images given markup so far, for `eager`
-
-        // Markdown images that become HTML (markdown = "html"), when their whole span is known.
-        var converted: [Int: Range<Int>] = [:] // slot → span
-        if scan.file.kind == .markdown && output.markdown == .html && output.markup != .localize {
-            for (slot, image) in scan.markdownImages.enumerated() {
-                guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
-                      let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
-                                                       variants: resolved.variants(for: plan.defaultRequest, plan: plan),
-                                                       priority: marked < output.eager ? .eager : .lazy)
-                else { continue }
-                marked += 1
-                edits.append(Edit(span, html))
-                converted[slot] = span
-                for variant in used { outputs.insert(outputImage(variant, resolved)) }
-            }
-        }
+        var draft = Draft()
+        let converted = convertMarkdownImages(scan, markup: markup, images: images, into: &draft)
         let convertedSlots = Set(converted.keys)
         let priority = priority(of: scan, requests: requests, images: images)
         var preloads: [String] = []
@@ -80,57 +61,103 @@ public struct PageRewriter: Sendable {
             guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
             if reference.kind == .imgSrc, let element = reference.element,
                let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
-                diagnostics.append(warning)
+                draft.diagnostics.append(warning)
             }
-            if reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
-               case .attribute(let quote) = reference.syntax {
-                let start = element.tagRange.lowerBound
-                let tag = ImageMarkup.Tag(bytes: Array(scan.file.bytes[element.tagRange]),
-                                          src: reference.range.lowerBound - start..<reference.range.upperBound - start,
-                                          srcQuote: quote, insertion: element.insertionOffset - start,
-                                          attributes: element.attributeNames, sizes: element.sizes,
-                                          displayWidth: element.displayWidth, width: element.width, height: element.height)
-                var level = priority.level(of: index)
-                if level == .lazy && marked < output.eager { level = .eager }
-                let inline = level != .lazy && scan.allowsDataImages ? inlined(variants) : nil
-                if let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) {
-                    marked += 1
-                    edits.append(Edit(element.tagRange, html))
-                    for variant in used { outputs.insert(outputImage(variant, image)) }
-                    written[index] = naming.url(fallback, of: image)
-                    continue
-                }
+            if let html = elementMarkup(reference, image: image, variants: variants, level: priority.level(of: index), scan: scan,
+                                        markup: markup, draft: &draft) {
+                draft.edits.append(Edit(reference.element!.tagRange, html))
+                draft.written[index] = naming.url(fallback, of: image)
+                continue
             }
             switch writer.write(reference, image: image, variants: variants) {
             case .edit(let edit, let used, let url)?:
-                edits.append(edit)
-                for variant in used { outputs.insert(outputImage(variant, image)) }
-                written[index] = url
+                draft.edits.append(edit)
+                for variant in used { draft.outputs.insert(outputImage(variant, image)) }
+                draft.written[index] = url
                 // A background that is the page's likely LCP image is asked for before the stylesheet is.
                 if priority.level(of: index) == .high, reference.kind == .css { preloads.append(url) }
             case .problem(let why)?:
-                diagnostics.append(Diagnostic(.warning, why, at: reference.location, kept: .unwritable))
+                draft.diagnostics.append(Diagnostic(.warning, why, at: reference.location, kept: .unwritable))
             case nil:
                 break
             }
         }
 
         if let headEnd = scan.headEnd, !preloads.isEmpty {
-            edits.append(Edit(headEnd..<headEnd, preloads.map {
+            draft.edits.append(Edit(headEnd..<headEnd, preloads.map {
                 "<link rel=\"preload\" as=\"image\" href=\"\(HTMLEntities.escapeAttribute($0))\" fetchpriority=\"high\">"
             }.joined()))
         }
         let lcp = priority.candidate.map { (scan.references[$0.index].location, $0.reason) }
-        guard !edits.isEmpty else { return PageRewrite(bytes: nil, outputs: [], diagnostics: diagnostics, localised: 0, lcp: lcp) }
+        return finish(scan, draft, converted: convertedSlots, lcp: lcp)
+    }
+
+    /// What a page's rewrite gathers as it goes.
+    private struct Draft {
+        var edits: [Edit] = []
+        var diagnostics: [Diagnostic] = []
+        var outputs = Set<OutputImage>()
+        /// Reference index → the URL now in the page.
+        var written: [Int: String] = [:]
+        /// Images given markup so far, for `eager`.
+        var marked = 0
+    }
+
+    /// Markdown images that become HTML (markdown = "html"), when their whole span is known: slot → span.
+    private func convertMarkdownImages(_ scan: PageScan, markup: ImageMarkup, images: (ImageSource) -> ResolvedImage?,
+                                       into draft: inout Draft) -> [Int: Range<Int>] {
+        guard scan.file.kind == .markdown && output.markdown == .html && output.markup != .localize else { return [:] }
+        var converted: [Int: Range<Int>] = [:]
+        for (slot, image) in scan.markdownImages.enumerated() {
+            guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
+                  let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
+                                                   variants: resolved.variants(for: plan.defaultRequest, plan: plan),
+                                                   priority: draft.marked < output.eager ? .eager : .lazy)
+            else { continue }
+            draft.marked += 1
+            draft.edits.append(Edit(span, html))
+            converted[slot] = span
+            for variant in used { draft.outputs.insert(outputImage(variant, resolved)) }
+        }
+        return converted
+    }
+
+    /// An `<img>` written whole again (srcset, sizes, dimensions, `<picture>`, loading), if the
+    /// reference is one that imgbake wraps; nil leaves the reference to the reference writer.
+    private func elementMarkup(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant], level: LoadingPriority.Level,
+                               scan: PageScan, markup: ImageMarkup, draft: inout Draft) -> String? {
+        guard reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
+              case .attribute(let quote) = reference.syntax else { return nil }
+        let start = element.tagRange.lowerBound
+        let tag = ImageMarkup.Tag(bytes: Array(scan.file.bytes[element.tagRange]),
+                                  src: reference.range.lowerBound - start..<reference.range.upperBound - start,
+                                  srcQuote: quote, insertion: element.insertionOffset - start,
+                                  attributes: element.attributeNames, sizes: element.sizes,
+                                  displayWidth: element.displayWidth, width: element.width, height: element.height)
+        var level = level
+        if level == .lazy && draft.marked < output.eager { level = .eager }
+        let inline = level != .lazy && scan.allowsDataImages ? inlined(variants) : nil
+        guard let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) else { return nil }
+        draft.marked += 1
+        for variant in used { draft.outputs.insert(outputImage(variant, image)) }
+        return html
+    }
+
+    /// The page's new bytes from the draft's edits, checked (a Markdown page must parse as intended).
+    private func finish(_ scan: PageScan, _ draft: Draft, converted: Set<Int>, lcp: (SourceLocation, String)?) -> PageRewrite {
+        guard !draft.edits.isEmpty else {
+            return PageRewrite(bytes: nil, outputs: [], diagnostics: draft.diagnostics, localised: 0, lcp: lcp)
+        }
         let bytes: [UInt8]
-        do { bytes = try Splicer.apply(edits, to: scan.file.bytes) } catch {
+        do { bytes = try Splicer.apply(draft.edits, to: scan.file.bytes) } catch {
             return unchanged(scan, "internal error: \(error); page left unchanged")
         }
         if scan.file.kind == .markdown,
-           let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: written, converted: convertedSlots) {
+           let problem = MarkdownCheck.verify(scan, rewritten: bytes, written: draft.written, converted: converted) {
             return unchanged(scan, "the rewritten Markdown did not parse as intended (\(problem)); page left unchanged")
         }
-        return PageRewrite(bytes: bytes, outputs: outputs, diagnostics: diagnostics, localised: written.count + converted.count, lcp: lcp)
+        return PageRewrite(bytes: bytes, outputs: draft.outputs, diagnostics: draft.diagnostics,
+                           localised: draft.written.count + converted.count, lcp: lcp)
     }
 
     /// Which of the page's images load first; an image's width is the widest file this page would use.

@@ -284,9 +284,25 @@ extension CSSScanner {
 
         func fileRange(_ range: Range<Int>) -> Range<Int> {
             switch self {
-            case .text(let start): start + range.lowerBound..<start + range.upperBound
+            case .text(let start): return start + range.lowerBound..<start + range.upperBound
             case .attribute(let start, let decoded, _):
-                decoded.rawRange(of: range).lowerBound + start..<decoded.rawRange(of: range).upperBound + start
+                let raw = decoded.rawRange(of: range)
+                return start + raw.lowerBound..<start + raw.upperBound
+            }
+        }
+
+        /// The syntax a `url()` is replaced in, and whether an `image-set()` candidate may be (not in
+        /// an unquoted attribute, where the candidates' spaces would end the value).
+        func urlSyntax(quote: UInt8?) -> ImageReference.Syntax {
+            if case .attribute(_, _, let attributeQuote) = self { return .cssInAttribute(quote: quote, attributeQuote: attributeQuote) }
+            return .css(quote: quote)
+        }
+
+        var candidateSyntax: ImageReference.Syntax? {
+            switch self {
+            case .text: .cssCandidate(attributeQuote: nil)
+            case .attribute(_, _, let quote?): .cssCandidate(attributeQuote: quote)
+            case .attribute(_, _, nil): nil
             }
         }
     }
@@ -298,21 +314,17 @@ extension CSSScanner {
     static func references(in bytes: [UInt8], _ container: Container, file: SourceFile,
                            resolve: (String, Int) -> ImageSource?) -> [ImageReference] {
         var references: [ImageReference] = []
-        let attributeQuote: UInt8?? = if case .attribute(_, _, let quote) = container { .some(quote) } else { nil }
         for url in urls(in: bytes) {
             let range = container.fileRange(url.range)
             guard let source = resolve(url.url, range.lowerBound) else { continue }
             let location = file.location(ofByte: range.lowerBound)
-            if let candidate = url.candidate, attributeQuote != .some(nil) {
+            if let candidate = url.candidate, let syntax = container.candidateSyntax {
                 references.append(ImageReference(kind: .cssImageSet, source: source, location: location,
-                                                 range: container.fileRange(candidate.range),
-                                                 syntax: .cssCandidate(attributeQuote: attributeQuote ?? nil),
+                                                 range: container.fileRange(candidate.range), syntax: syntax,
                                                  target: .formatSet(resolution: candidate.resolution)))
-            } else if let attributeQuote {
-                references.append(ImageReference(kind: .css, source: source, location: location, range: range,
-                                                 syntax: .cssInAttribute(quote: url.quote, attributeQuote: attributeQuote)))
             } else {
-                references.append(ImageReference(kind: .css, source: source, location: location, range: range, syntax: .css(quote: url.quote)))
+                references.append(ImageReference(kind: .css, source: source, location: location, range: range,
+                                                 syntax: container.urlSyntax(quote: url.quote)))
             }
         }
         return references

@@ -251,31 +251,10 @@ extension RemoteCache {
             book.withLock { _ = $0.missingBlobs.remove(draft.originalBlob) }
         }
 
-        // What the remote had, from the local cache (a read keeps a pack there), then what this build made.
-        var variants: [VariantKey: VariantRecord] = [:]
-        var placeholders: [String: String] = [:]
-        if let base {
-            variants = (try? await local.storedVariants(Array(base.variants), placeholder: nil, of: base.originalBlob))?.variants ?? [:]
-            for kind in base.placeholders {
-                if let value = (try? await local.storedVariants([], placeholder: kind, of: base.originalBlob))?.placeholder {
-                    placeholders[kind] = value
-                }
-            }
-        }
-        let shrinks = base.map { variants.count < $0.variants.count || placeholders.count < $0.placeholders.count } ?? false
-        variants.merge(draft.variants) { _, made in made }
-        placeholders.merge(draft.placeholders) { _, made in made }
-        var blobs: [(BlobID, [UInt8])] = []
-        var kept: [VariantKey: VariantRecord] = [:]
-        for row in variants.values.sorted(by: { $0.key.hex < $1.key.hex }) {
-            if let blob = row.blob {
-                guard case .found(let bytes) = await local.readBlob(blob) else { continue }
-                blobs.append((blob, bytes))
-            }
-            kept[row.key] = row
-        }
+        let (kept, placeholders, blobsRead, shrinks) = await contents(base: base, draft: draft)
+        var blobs = blobsRead
         // A refresh never makes a pack smaller than the one it replaces.
-        if draft.refresh && !new && (shrinks || kept.count < variants.count) { return }
+        if draft.refresh && !new && shrinks { return }
         if let original, original.record.format == .svg {
             guard case .found(let bytes) = await local.readBlob(original.record.blob) else { return }
             blobs.append((original.record.blob, bytes))
@@ -287,6 +266,36 @@ extension RemoteCache {
             $0.remote[key] = .holds(PackContents(originalBlob: draft.originalBlob, hasOriginal: original != nil,
                                                  variants: Set(kept.keys), placeholders: Set(placeholders.keys)))
         }
+    }
+
+    /// What the remote had, from the local cache (a read keeps a pack there), then what this build
+    /// made, with the variants' bytes; `shrinks` when some of what the remote had is not here.
+    private func contents(base: PackContents?, draft: PackDraft) async
+        -> (variants: [VariantKey: VariantRecord], placeholders: [String: String], blobs: [(BlobID, [UInt8])], shrinks: Bool) {
+        var variants: [VariantKey: VariantRecord] = [:]
+        var placeholders: [String: String] = [:]
+        if let base {
+            variants = (try? await local.storedVariants(Array(base.variants), placeholder: nil, of: base.originalBlob))?.variants ?? [:]
+            for kind in base.placeholders {
+                if let value = (try? await local.storedVariants([], placeholder: kind, of: base.originalBlob))?.placeholder {
+                    placeholders[kind] = value
+                }
+            }
+        }
+        var shrinks = base.map { variants.count < $0.variants.count || placeholders.count < $0.placeholders.count } ?? false
+        variants.merge(draft.variants) { _, made in made }
+        placeholders.merge(draft.placeholders) { _, made in made }
+        var blobs: [(BlobID, [UInt8])] = []
+        var kept: [VariantKey: VariantRecord] = [:]
+        for row in variants.values.sorted(by: { $0.key.hex < $1.key.hex }) {
+            if let blob = row.blob {
+                guard case .found(let bytes) = await local.readBlob(blob) else { continue }
+                blobs.append((blob, bytes))
+            }
+            kept[row.key] = row
+        }
+        shrinks = shrinks || kept.count < variants.count
+        return (kept, placeholders, blobs, shrinks)
     }
 
     @discardableResult
