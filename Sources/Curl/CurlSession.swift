@@ -125,6 +125,7 @@ private final class Loop: Sendable {
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             var left: Int32 = 0
+            var freed = false
             while let message = curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                       let transfer = active.removeValue(forKey: handle) else { continue }
@@ -132,7 +133,12 @@ private final class Loop: Sendable {
                 curl_multi_remove_handle(multi, handle)
                 perHost[transfer.host, default: 1] -= 1
                 transfer.completion.resume(returning: transfer.result(code: code))
+                freed = true
             }
+            // A slot just freed goes to the next queued request now, not when a socket next wakes the
+            // poll: while the running transfers wait for their answers (a store's latency) nothing
+            // would, and the slot stayed empty for a round trip.
+            if freed && !queue.isEmpty { continue }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         let (late, joiners) = inbox.withLock { state in

@@ -53,8 +53,10 @@ final class Transfer {
         set(CURLOPT_LOW_SPEED_TIME, max(1, request.lowSpeedTime.milliseconds / 1000))
         set(CURLOPT_USERAGENT, request.userAgent)
         set(CURLOPT_MAXFILESIZE_LARGE, off: curl_off_t(request.maxBodyBytes))
-        // Wait for a multiplexed HTTP/2 connection rather than opening more connections to one host.
-        set(CURLOPT_PIPEWAIT, 1)
+        // Wait for a multiplexed HTTP/2 connection rather than opening more connections to one host. Over
+        // TLS, ALPN says after the handshake whether there will be one; plain HTTP is HTTP/1.1 here, and
+        // waiting held every other request to the host until the first one's whole answer was in.
+        if request.url.lowercased().hasPrefix("https:") { set(CURLOPT_PIPEWAIT, 1) }
         _ = imgbake_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         if let caFile = request.caFile { set(CURLOPT_CAINFO, caFile) }
         if let list = makeList(request.headers) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list) }

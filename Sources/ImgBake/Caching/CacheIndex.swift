@@ -144,6 +144,11 @@ public final class CacheIndex: Sendable {
 
     // MARK: Originals
 
+    /// No original is recorded (a new cache, or one emptied).
+    public func holdsNoOriginal() throws -> Bool {
+        try database.withLock { db in try db.query("SELECT 1 FROM originals LIMIT 1").isEmpty }
+    }
+
     public func original(_ key: OriginalKey) throws -> OriginalRecord? {
         try database.withLock { db in
             try db.query("""

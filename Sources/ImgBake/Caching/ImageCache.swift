@@ -103,6 +103,12 @@ public final class ImageCache: Sendable {
 
     // MARK: Originals
 
+    /// Holds no image yet: every image a build asks for will be a miss.
+    public func holdsNoImage() async -> Bool {
+        guard overlay.withLock({ $0.originals.isEmpty }) else { return false }
+        return (try? await run { index, _ in try index.holdsNoOriginal() }) ?? false
+    }
+
     public func original(_ key: OriginalKey) async throws -> OriginalRecord? {
         if let kept = overlay.withLock({ $0.originals[key] }) { return kept }
         return try await run { index, _ in try index.original(key) }

@@ -47,6 +47,7 @@ public struct Build: Sendable {
             if plan.writesSite { await services.cache.putSeal(nil, root: plan.stateRoot) }
             let previous = sealed == nil ? await unsealed : await services.cache.pageStates(root: plan.stateRoot)
             let pages = try await restore(await partition(inventory, previous, plan, services.cache), plan, services.cache)
+            await services.anticipateRemoteMisses()
             var survey = await survey(pages.toRead, plan)
             var images = await resolve(survey, services)
             var (site, findings) = try await settle(&survey, &images, plan, services)

@@ -77,6 +77,14 @@ final class BuildServices: Sendable {
                            uploadsEverythingUsed: config.shard != nil)
     }
 
+    /// Before the pages are scanned: with an empty local cache every image will be asked of the remote,
+    /// so its layout marker is asked for now, beside the scan. A cache holding images asks nothing
+    /// until an image misses (a warm build makes no request).
+    func anticipateRemoteMisses() async {
+        guard let remote, await cache.holdsNoImage() else { return }
+        remote.askLayoutAhead()
+    }
+
     /// Lets `cache gc` (and this build's own size-budget pass) take the cache exclusively.
     func releaseCacheLock() { cacheLock.withLock { $0 = nil } }
 

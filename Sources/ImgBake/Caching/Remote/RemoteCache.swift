@@ -80,13 +80,24 @@ public final class RemoteCache: Sendable {
 
     /// What `layout.json` says, asked once per build (every read and upload waits for it).
     func layout() async -> LayoutState {
-        let task = layoutTask.withLock { task in
+        await layoutRequest().value
+    }
+
+    /// Asks for the marker now, before any image needs it: a build whose local cache is empty will
+    /// need it for its first image, and its answer then comes while the pages are scanned instead of
+    /// holding up the first packs by a round trip.
+    public func askLayoutAhead() {
+        _ = layoutRequest()
+    }
+
+    /// The marker's request, started by its first caller.
+    private func layoutRequest() -> Task<LayoutState, Never> {
+        layoutTask.withLock { task in
             if let task { return task }
             let made = Task { await self.readLayout() }
             task = made
             return made
         }
-        return await task.value
     }
 
     private func readLayout() async -> LayoutState {
