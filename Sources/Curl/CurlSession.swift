@@ -139,7 +139,9 @@ private final class Loop: Sendable {
             // poll: while the running transfers wait for their answers (a store's latency) nothing
             // would, and the slot stayed empty for a round trip.
             if freed && !queue.isEmpty { continue }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Until a socket is ready, one of libcurl's own timers (timeouts, retries) is due, or a
+            // request or stop wakes it: the cap only bounds a wait nothing else would end.
+            curl_multi_poll(multi, nil, 0, 10_000, nil)
         }
         let (late, joiners) = inbox.withLock { state in
             state.ended = true

@@ -52,6 +52,8 @@ public struct TransferResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     public var effectiveURL: String
+    /// When the transfer left the session's queue and started.
+    public var started: ContinuousClock.Instant
     /// Wall time of the whole transfer.
     public var duration: Duration
 

@@ -158,7 +158,7 @@ final class Transfer {
             return .success(TransferResponse(
                 status: status, headers: headers, body: body,
                 effectiveURL: effective.map { String(cString: $0) } ?? request.url,
-                duration: ContinuousClock.now - started))
+                started: started, duration: ContinuousClock.now - started))
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(message))
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
             return .failure(.couldNotConnect(message))
