@@ -13,11 +13,37 @@ public enum OwnImageReferences {
         fileNames(in: bytes, publicPaths: settings.ownPrefixes).union(scan.outputs.map(\.name))
     }
 
-    /// The files a page as it is on disk uses (scanned here).
+    /// The files a page as it is on disk uses (scanned here). A page nested deeper than the parser is
+    /// given (`NestingDepth`: gumbo's time is quadratic in the depth, 20 s for 100,000 levels) is not
+    /// parsed here either: every output name after the images folder's name counts, however the URL
+    /// around it is written (page-relative ones included), which keeps more rather than less.
     static func inUse(page path: String, bytes: [UInt8], settings: ScanSettings) -> Set<String> {
         guard let kind = SourceFile.kind(forPath: path) else { return fileNames(in: bytes, publicPaths: settings.ownPrefixes) }
+        guard NestingDepth.estimate(bytes) <= NestingDepth.limit else {
+            return fileNames(in: bytes, publicPaths: settings.ownPrefixes).union(outputNames(in: bytes, after: settings.ownPrefix))
+        }
         let scan = SourceScanner.scan(SourceFile(path: path, kind: kind, bytes: bytes), settings: settings)
         return inUse(scan, bytes: bytes, settings: settings)
+    }
+
+    /// Output names (`isOutputName`) that follow the last folder of `publicPath` (`_img/`) anywhere.
+    static func outputNames(in bytes: [UInt8], after publicPath: String) -> Set<String> {
+        guard let folder = publicPath.split(separator: "/").last else { return [] }
+        let marker = Array((folder + "/").utf8)
+        var names = Set<String>()
+        var index = 0
+        while index + marker.count < bytes.count {
+            guard bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) else {
+                index += 1
+                continue
+            }
+            var end = index + marker.count
+            while end < bytes.count, isFileNameByte(bytes[end]) { end += 1 }
+            let name = String(decoding: bytes[index + marker.count..<end], as: UTF8.self)
+            if isOutputName(name) { names.insert(name) }
+            index = end
+        }
+        return names
     }
 
     /// File names (no folder) referred to by `bytes` under any of `publicPaths`.
