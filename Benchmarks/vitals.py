@@ -28,6 +28,7 @@ ap.add_argument("--corpus", default="/tmp/imgcorpus")
 ap.add_argument("--runs", type=int, default=3)
 ap.add_argument("--keep", action="store_true")
 ap.add_argument("--details", action="store_true", help="print every request of the pages after imgbake")
+ap.add_argument("--toml", default="", help="more lines for the build's imgbake.toml (to try other settings)")
 a = ap.parse_args()
 
 PHONE = {"width": 412, "height": 915, "deviceScaleFactor": 2.625, "mobile": True}
@@ -117,7 +118,7 @@ examples = serve(examples_root)
 index = open(os.path.join(root, "Examples/site/index.html")).read()
 open(os.path.join(before, "examples-site.html"), "w").write(index.replace("https://images.example.com", "http://127.0.0.1:%d" % examples))
 with open(os.path.join(work, "imgbake.toml"), "w") as f:
-    f.write("[fetch]\nallow_private_networks = true   # the origins are on loopback\n")
+    f.write("[fetch]\nallow_private_networks = true   # the origins are on loopback\n" + a.toml.replace("\\n", "\n") + "\n")
 after = os.path.join(work, "after")
 build = subprocess.run([a.binary, "build", before, "--out", after, "--cache-dir", os.path.join(work, "cache"), "--config",
                         os.path.join(work, "imgbake.toml"), "--quiet"], capture_output=True, text=True)

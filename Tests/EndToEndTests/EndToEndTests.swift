@@ -102,7 +102,7 @@ func normalizingHashes(_ text: String) -> String {
         #expect(widths.mapValues { $0.sorted() } == [
             // Capped at 1920; but the 2,000 px source itself is smaller than a 1,920 px JPEG re-encode and
             // stands for it, and the 1,920 px WebP, larger than that, is dropped.
-            "hubble-wide.jpg": [480, 960, 2000], "hubble-wide.webp": [480, 960],
+            "hubble-wide.jpg": [480, 960, 1320, 2000], "hubble-wide.webp": [480, 960, 1320],
             // 1000 keeps its width; the source (1,000 px) is smaller than a 960 px JPEG re-encode too.
             "hubble.jpg": [480, 1000], "hubble.webp": [480, 960, 1000],
             "astronaut.jpg": [480, 512], "astronaut.webp": [480, 512],

@@ -161,7 +161,7 @@ import ImgBakeTestSupport
         sizes       = "(max-width: 960px) 100vw, 960px"   # used when the author gave none
 
         [images]
-        widths        = [480, 960, 1920]          # capped at the source width, never upscaled
+        widths        = [480, 960, 1320, 1920]    # capped at the source width, never upscaled
         formats       = ["webp", "original"]      # best first; "avif" is opt-in
         quality       = { webp = "auto", avif = 50, jpeg = 80 }
         keep_metadata = []                        # e.g. ["copyright", "artist"]; GPS is never kept
@@ -185,7 +185,7 @@ import ImgBakeTestSupport
         dir      = "~/.cache/imgbake"
         max_size = "5GB"
         """#)
-        #expect(config.images.widths == [480, 960, 1920] && config.images.formats == [.webp, .original])
+        #expect(config.images.widths == [480, 960, 1320, 1920] && config.images.formats == [.webp, .original])
         #expect(config.images.quality == ImageSettings.Quality())
         #expect(config.fetch.timeout == .seconds(30) && config.fetch.maxBytes == 50_000_000)
         #expect(config.fetch.ttl == .seconds(7 * 86400) && config.fetch.failureTTL == .seconds(86400))

@@ -22,7 +22,8 @@ import ImgBakeTestSupport
         func widths(_ width: Int) -> [Int] {
             Array(Set(plan.specs(for: SourceInfo(format: .jpeg, width: width, height: 100, pages: 1)).map(\.width))).sorted()
         }
-        #expect(widths(4000) == [480, 960, 1920])
+        #expect(widths(4000) == [480, 960, 1320, 1920])
+        #expect(widths(1500) == [480, 960, 1320, 1500])
         #expect(widths(1000) == [480, 960, 1000])
         #expect(widths(960) == [480, 960])
         #expect(widths(300) == [300])
@@ -59,7 +60,8 @@ import ImgBakeTestSupport
         // The 1,920 px JPEG re-encode (255 KB) is larger than the 2,000 px source itself (179 KB without
         // metadata; its profile is sRGB): the source stands for it.
         #expect(variants.map { "\($0.spec.format.rawValue)@\($0.width)x\($0.height)" }.sorted() == [
-            "jpeg@2000x872", "jpeg@480x209", "jpeg@960x419", "webp@1920x837", "webp@480x209", "webp@960x419",
+            "jpeg@1320x576", "jpeg@2000x872", "jpeg@480x209", "jpeg@960x419", "webp@1320x576", "webp@1920x837", "webp@480x209",
+            "webp@960x419",
         ])
         let standIn = try #require(variants.first { $0.spec.format == .jpeg && $0.spec.width == 1920 })
         #expect(standIn.bytes.count < Paths.image("hubble-wide.jpg").count)
