@@ -7,12 +7,17 @@ import ImgBakeTestSupport
 /// on one site and one cache, whose pages, stylesheets, feeds and front matter hold every kind of
 /// reference (root-relative, page-relative, absolute under `base_url`). After every kill: no page is
 /// truncated or half-rewritten and every local reference resolves; after the next build: it
-/// completed, `cache verify` is clean, no temporary file is left anywhere. `IMGBAKE_STRESS_KILLS` sets the number of kills (`make stress` runs 80; `make
-/// test` a few).
+/// completed, `cache verify` is clean, no temporary file is left anywhere. `IMGBAKE_STRESS_KILLS` sets
+/// the number of kills (`make stress` runs 80; `make test` a few) in each of two chains, on sites and
+/// caches of their own, that run side by side: one longer chain was the last test of the suite to
+/// end, by half a minute.
 @Suite struct CrashSafetyTests {
     static let kills = Int(ProcessInfo.processInfo.environment["IMGBAKE_STRESS_KILLS"] ?? "") ?? 6
+    static let chains = 2
 
-    @Test func killedAtRandomMomentsTheSiteAndCacheStayWhole() async throws {
+    @Test(arguments: 0..<chains)
+    func killedAtRandomMomentsTheSiteAndCacheStayWhole(chain: Int) async throws {
+        let kills = Self.kills
         let origin = try Origin(latencyMilliseconds: 40)
         let site = TestSite()
         let images = Paths.exampleImages + ["drawing.svg", "gone.png"]
@@ -28,7 +33,8 @@ import ImgBakeTestSupport
             sources["kinds/\(kind.rawValue)/" + path] = text + Self.end(path)
         }
         let configuration = site.folder.path + "/imgbake.toml"
-        TemporaryFolder.write("[output]\nbase_url = \"https://example.org/\"\n", to: configuration)
+        // One width at a fixed quality: what a kill interrupts is the same, the builds shorter.
+        TemporaryFolder.write("[output]\nbase_url = \"https://example.org/\"\n" + TestSite.fixedQualityTOML + "widths = [320]\n", to: configuration)
         func reset(_ root: String) {
             for (path, text) in sources { TemporaryFolder.write(text, to: root + "/" + path) }
             site.folder.write(String(root.dropFirst(site.folder.path.count + 1)) + "/img/local.png", Paths.fixture("colour/two-colours.png"))
@@ -40,7 +46,7 @@ import ImgBakeTestSupport
         var generator = SystemRandomNumberGenerator()
         var interrupted = 0
         var typical = 600 // ms: how long an uninterrupted build took last time; kills land within it
-        for round in 0..<Self.kills {
+        for round in 0..<kills {
             let useOut = round % 2 == 1
             if !useOut && round % 4 == 0 { reset(inPlace) } // remote references again, for the kill to interrupt rewriting
             let root = useOut ? site.out : inPlace
@@ -66,8 +72,8 @@ import ImgBakeTestSupport
             let leftovers = (FileManager.default.subpaths(atPath: site.folder.path) ?? []).filter { $0.contains(".tmp-") }
             #expect(leftovers.isEmpty, "round \(round): \(leftovers)")
         }
-        print("crash safety: \(interrupted) of \(Self.kills) builds killed mid-way, each followed by a clean build and verify")
-        #expect(interrupted >= Self.kills / 3, "too few builds were still running when killed to test anything")
+        print("crash safety, chain \(chain): \(interrupted) of \(kills) builds killed mid-way, each followed by a clean build and verify")
+        #expect(interrupted >= kills / 3, "too few builds were still running when killed to test anything")
     }
 
     /// Every page is its source or a complete rewrite of it (rewriting replaces URLs, never a file's

@@ -7,6 +7,14 @@ import ImgBakeTestSupport
 /// the site's images changed, the next build does nothing, without reading a page state. Whatever
 /// changed breaks it, and that build does what it would have done without a seal.
 @Suite struct SealTests {
+    /// One width: what a seal holds does not depend on how many variants an image has, and encoding
+    /// the example images at every default width was two thirds of this suite's time.
+    static func configuration(_ site: TestSite, _ origin: Origin, out: Bool = true) -> Configuration {
+        var config = site.configuration(origin: origin, out: out)
+        config.images.widths = [320]
+        return config
+    }
+
     /// Six pages with remote images, a page without, one with a remote and a local image, a stylesheet
     /// and a folder, built once (with `--out` unless told).
     func sealedSite(out: Bool = true) async throws -> (Origin, TestSite) {
@@ -18,7 +26,7 @@ import ImgBakeTestSupport
         site.page("notes/m.md", "# Notes\n\n![a](\(origin.url("img/hubble.jpg")))\n\n![c](/img/coffee.png)\n")
         site.page("style.css", "p { color: red }")
         site.page("notes/readme.txt", "read me")
-        let first = try await site.build(origin: origin, out: out)
+        let first = try await site.build(Self.configuration(site, origin, out: out))
         #expect(first.exitCode == 0 && first.diagnostics.isEmpty && !first.summary.nothingChanged)
         try await origin.reset()
         return (origin, site)
@@ -28,7 +36,7 @@ import ImgBakeTestSupport
     func aSiteWhereNothingChangedIsLetOffWithoutLookingAtAPage(out: Bool) async throws {
         let (origin, site) = try await sealedSite(out: out)
         let before = site.folder.snapshot()
-        let again = try await site.build(origin: origin, out: out)
+        let again = try await site.build(Self.configuration(site, origin, out: out))
         #expect(again.summary.nothingChanged && again.summary.pagesUnchanged == 9)
         #expect(again.summary.pagesScanned == 0 && again.summary.filesWritten == 0 && again.diagnostics.isEmpty && again.exitCode == 0)
         #expect(try await origin.stats().requests_total == 0)
@@ -53,7 +61,7 @@ import ImgBakeTestSupport
     func anyChangeBreaksTheSeal(change: Change, out useOut: Bool) async throws {
         guard useOut || !change.needsOutput else { return }
         let (origin, site) = try await sealedSite(out: useOut)
-        var config = site.configuration(origin: origin, out: useOut)
+        var config = Self.configuration(site, origin, out: useOut)
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         let out = useOut ? site.out : site.site
         let output = { (path: String) in site.folder.text((useOut ? "out/" : "site/") + path) }
@@ -96,7 +104,7 @@ import ImgBakeTestSupport
                 #expect(FileManager.default.fileExists(atPath: out + "/_img/" + name), "\(page) refers to /_img/\(name)")
             }
         }
-        if change == .refresh || change == .report { config = site.configuration(origin: origin, out: useOut) }
+        if change == .refresh || change == .report { config = Self.configuration(site, origin, out: useOut) }
         let after = try await site.build(config, now: now)
         #expect(after.summary.nothingChanged, "sealed again: \(after.summary.lines)")
     }
@@ -132,7 +140,7 @@ import ImgBakeTestSupport
         site.page(".draft.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
         site.page(".git/HEAD", "ref: refs/heads/main")
         site.folder.write("notes.txt", "beside the site")
-        let again = try await site.build(origin: origin)
+        let again = try await site.build(Self.configuration(site, origin))
         #expect(again.summary.nothingChanged && again.diagnostics.isEmpty, "\(again.summary.lines)")
     }
 
@@ -143,7 +151,7 @@ import ImgBakeTestSupport
         let index = try CacheIndex(path: site.cache + "/index.sqlite3")
         try index.database.withLock { db in _ = try db.query("UPDATE seals SET seal = 'not a seal'") }
         site.page("p1.html", "<img src=\"\(origin.url("img/gone.jpg"))\">")
-        _ = try await site.build(origin: origin)
+        _ = try await site.build(Self.configuration(site, origin))
         #expect(try index.database.withLock { db in try db.query("SELECT count(*) FROM seals").first?.first?.int } == 0)
     }
 
@@ -151,7 +159,7 @@ import ImgBakeTestSupport
     @Test func aBuildWithAFailedImageLeavesNoSeal() async throws {
         let (origin, site) = try await sealedSite()
         site.page("p1.html", "<img src=\"\(origin.url("img/gone.jpg"))\">")
-        var config = site.configuration(origin: origin)
+        var config = Self.configuration(site, origin)
         config.fetch.failureTTL = .zero
         _ = try await site.build(config)
         let again = try await site.build(config)
@@ -162,7 +170,7 @@ import ImgBakeTestSupport
     /// cannot be written) leaves none behind for the next build to trust.
     @Test func aBuildThatStopsHalfWayLeavesNoSeal() async throws {
         let (origin, site) = try await sealedSite()
-        let config = site.configuration(origin: origin)
+        let config = Self.configuration(site, origin)
         let plan = try BuildPlan(config, now: 0)
         #expect(await seal(site, plan) != nil)
         site.page("p1.html", "<p>edited</p><img src=\"\(origin.url("img/hubble.jpg"))\">")
