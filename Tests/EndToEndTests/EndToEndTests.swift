@@ -134,7 +134,7 @@ func normalizingHashes(_ text: String) -> String {
         // proportions, and widths up to about three times 200.
         let expected = """
         <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' srcset="/_img/hubble-HASH-480.jpg 480w, /_img/hubble-HASH-1000.jpg 1000w" sizes="(max-width: 960px) 100vw, 960px" width="1000" height="872" fetchpriority="high" decoding="async"></picture>
-        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" srcset="/_img/astronaut-HASH-480.jpg 480w" sizes="200px" height="200" loading="lazy" decoding="async"/></picture>
+        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="(max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" srcset="/_img/astronaut-HASH-480.jpg 480w" sizes="(max-width: 200px) 100vw, 200px" height="200" loading="lazy" decoding="async"/></picture>
         <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.png" sizes="50vw" srcset="/_img/coffee-HASH-300.png 300w" width="300" height="200" loading="lazy" decoding="async"></picture>
         """
         #expect(normalizingHashes(try #require(site.output("a.html"))) == expected)

@@ -99,14 +99,14 @@ import Vips
         case "mkdocs-material":
             // Shown 300 px wide: sizes for that, the height from the image, nothing wider than ~3×.
             let image = try tag(html, alt: "Deep field")
-            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"300px\"") && image.contains("height=\"131\""))
+            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"(max-width: 300px) 100vw, 300px\"") && image.contains("height=\"131\""))
             #expect(!image.contains("1920w") && !image.contains("2000w"))
             let sponsor = try tag(html, alt: "sponsor"), logo = try tag(html, alt: "logo")
             #expect(!sponsor.contains("fetchpriority") && !logo.contains("fetchpriority"))
         default:
             // Alabaster: role="main", a width in the style attribute; the logo in the sidebar (role navigation) is not it.
             let image = try tag(html, alt: "Deep field")
-            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"600px\""))
+            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"(max-width: 600px) 100vw, 600px\""))
             let logo = try tag(html, alt: "Logo")
             #expect(!logo.contains("fetchpriority"))
         }

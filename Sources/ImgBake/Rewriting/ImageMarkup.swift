@@ -41,8 +41,11 @@ struct ImageMarkup {
                 inline: (StoredVariant, [UInt8])? = nil) -> (String, [StoredVariant])? {
         guard let fallback = variants.widest(in: image.fallbackFormat) else { return nil }
         if let (file, bytes) = inline { return (inlined(tag, file: file, bytes: bytes), []) }
-        // An image the author shows at a width of theirs is that wide on every screen.
-        let sizes = tag.sizes ?? tag.displayWidth.map { "\($0)px" } ?? output.sizes
+        // An image the author shows at a width of theirs is that wide, or the screen's width where the
+        // screen is narrower: themes shrink images to their column (`max-width: 100%`, in Hugo's,
+        // Jekyll's, MkDocs-material's and Sphinx's defaults). `600px` alone had a phone 412 px wide at
+        // a pixel ratio of 2.625 take a 1,920 px file for a 380 px box.
+        let sizes = tag.sizes ?? tag.displayWidth.map { "(max-width: \($0)px) 100vw, \($0)px" } ?? output.sizes
         let candidates: [StoredVariant]
         let sources: [[String: Any]]
         switch output.markup {
