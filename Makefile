@@ -30,8 +30,9 @@ DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
 TEST_TMPROOT := $(shell d=/dev/shm; \
   if [ "$$(stat -f -c %T $$d 2>/dev/null)" = tmpfs ] && [ -w $$d ] && [ "$$(df -Pk $$d | awk 'NR==2 {print $$4}')" -ge 4194304 ]; \
   then echo $$d; else echo $${TMPDIR:-/tmp}; fi)
-# Runs its arguments with TMPDIR a fresh folder under TEST_TMPROOT, removed afterwards whatever happened.
-WITH_TEST_TMPDIR = t=$$(mktemp -d $(TEST_TMPROOT)/imgbake-tests.XXXXXX) && { TMPDIR=$$t/ $(1); rc=$$?; rm -rf $$t; exit $$rc; }
+# Runs its arguments with TMPDIR a fresh folder under TEST_TMPROOT, removed afterwards whatever happened;
+# open to all like /tmp, since the write-error tests run imgbake as `nobody`.
+WITH_TEST_TMPDIR = t=$$(mktemp -d $(TEST_TMPROOT)/imgbake-tests.XXXXXX) && chmod 1777 $$t && { TMPDIR=$$t/ $(1); rc=$$?; rm -rf $$t; exit $$rc; }
 
 .PHONY: all deps dist-deps build release dist dist-check demo test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
