@@ -50,18 +50,6 @@ import ImgBakeTestSupport
         }
     }
 
-    /// A small deterministic generator (SplitMix64), so each seed is one reproducible sequence.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Outputs lost and cache blobs damaged between builds come from a second generator, so that the
     /// sequences of the regression seeds stay what they were when they failed.
     static func steps(seed: UInt64, builds: Int = 6) -> [Step] {

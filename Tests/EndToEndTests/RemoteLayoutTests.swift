@@ -84,6 +84,26 @@ import ImgBakeTestSupport
         #expect(try await origin.stats().requests_total == 0)
     }
 
+    /// A machine whose cache no build has used asks for the marker while it scans the pages (every
+    /// image will be a miss); a cache that has been used asks nothing until an image misses, even for
+    /// a site with no image at all, whose cache never holds one.
+    @Test func onlyAnUnusedCacheAsksForTheMarkerAhead() async throws {
+        let origin = try Origin()
+        let dav = try await DAVServer()
+        let site = RemoteSite(origin: origin, images: [])
+        site.site.page("plain.html", "<p>no images</p>")
+        site.configure(cache: "remote = \"\(dav.url)\"")
+        let first = try await site.build("a")
+        #expect(first.result.status == 0 && first.remoteWarnings.isEmpty, "\(first.result.stderr)")
+        // Asked ahead and absent, so this writable build wrote it; counted in the build's report.
+        #expect(dav.requests().map { "\($0.method) \($0.status)" } == ["GET 404", "PUT 201"], "\(dav.requests())")
+        #expect(first.report?.remote?.requests == 2)
+        site.site.page("plain.html", "<p>still no images</p>")
+        let second = try await site.build("a")
+        #expect(second.result.status == 0 && second.report?.remote?.requests == 0)
+        #expect(dav.requests().count == 2, "a used cache asked the remote: \(dav.requests())")
+    }
+
     @Test func aLayoutMarkerThatIsNotImgbakesTurnsTheRemoteOff() async throws {
         let origin = try Origin()
         let dav = try await DAVServer()

@@ -116,10 +116,12 @@ import Testing
         let deep = String(repeating: "<div>", count: 100_000)
         let text = deep + """
         <img src="../_img/a-0123456789-480.webp"><img src="/_img/b-0123456789-960.jpg">
-        <img src="_img/c-0123456789.svg"> _img/not-an-output.png
+        <img src="_img/c-0123456789.svg"> _img/not-an-output.png See ../_img/d-0123456789-480.png.
+        <script type="application/ld+json">{"image": "https:\\/\\/example.org\\/_img\\/e-0123456789-1320.jpg"}</script>
         """ + String(repeating: "</div>", count: 100_000)
         let names = OwnImageReferences.inUse(page: "posts/p.html", bytes: Array(text.utf8), settings: settings())
-        #expect(names == ["a-0123456789-480.webp", "b-0123456789-960.jpg", "c-0123456789.svg"])
+        #expect(names == ["a-0123456789-480.webp", "b-0123456789-960.jpg", "c-0123456789.svg", "d-0123456789-480.png",
+                          "e-0123456789-1320.jpg"])
     }
 
     /// A link around an image counts when it points at the same image or another image file (a

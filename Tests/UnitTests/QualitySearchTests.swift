@@ -66,6 +66,28 @@ import ImgBakeTestSupport
         #expect(try QualitySearch.sample(of: small).pixels() == (try small.pixels()))
     }
 
+    /// Whatever the shape of the curve (flat ones climb from the floor in small steps, steep ones jump)
+    /// and wherever the answer lies, the search ends at the lowest quality that reaches the target,
+    /// within `maxTries`: on synthetic curves ln(1 − SSIM) = a − b·q (with a bend), every floor and
+    /// ceiling a configuration may give.
+    @Test func theSearchAlwaysEndsAtTheLowestQualityThatReachesTheTarget() throws {
+        var generator = SplitMix(state: 22)
+        for _ in 0..<4000 {
+            let slope = [0.002, 0.008, 0.03, 0.1, 0.4][Int(generator.next() % 5)] * (0.5 + Double(generator.next() % 100) / 100)
+            let bend = Double(generator.next() % 60)
+            let floor = Int(generator.next() % 95), ceiling = floor + 1 + Int(generator.next() % UInt64(100 - floor))
+            let curve = { (q: Int) -> Double in 1 - exp(-1.5 - slope * Double(q) - (Double(q) > bend ? slope * (Double(q) - bend) : 0)) }
+            // The answer anywhere between floor and ceiling, or (one time in ten) none reaching the target.
+            let answer = floor + Int(generator.next() % UInt64(ceiling - floor + 1))
+            let target = generator.next() % 10 == 0 ? curve(ceiling) + 1e-9 : curve(answer)
+            var calls = 0
+            let found = try QualitySearch.lowest(floor: floor, ceiling: ceiling, target: target) { q in calls += 1; return curve(q) }
+            let lowest = (floor...ceiling).first { curve($0) >= target } ?? ceiling
+            #expect(found == lowest && calls <= QualitySearch.maxTries,
+                    "floor \(floor), ceiling \(ceiling), slope \(slope), bend \(bend): \(found) in \(calls) tries, not \(lowest)")
+        }
+    }
+
     @Test func aHigherTargetNeverGivesALowerQuality() throws {
         let pixels = try Self.pixels("hubble.jpg", width: 480)
         let qualities = try [9000, 9500, 9700, 9850, 9950].map { ssim in

@@ -144,9 +144,11 @@ public final class CacheIndex: Sendable {
 
     // MARK: Originals
 
-    /// No original is recorded (a new cache, or one emptied).
-    public func holdsNoOriginal() throws -> Bool {
-        try database.withLock { db in try db.query("SELECT 1 FROM originals LIMIT 1").isEmpty }
+    /// Nothing is recorded, neither an original nor a page: a cache no build has used (or one emptied).
+    public func isUnused() throws -> Bool {
+        try database.withLock { db in
+            try db.query("SELECT 1 FROM originals LIMIT 1").isEmpty && db.query("SELECT 1 FROM pages LIMIT 1").isEmpty
+        }
     }
 
     public func original(_ key: OriginalKey) throws -> OriginalRecord? {

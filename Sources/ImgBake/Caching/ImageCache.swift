@@ -103,10 +103,11 @@ public final class ImageCache: Sendable {
 
     // MARK: Originals
 
-    /// Holds no image yet: every image a build asks for will be a miss.
-    public func holdsNoImage() async -> Bool {
+    /// No build has used this cache yet: every image this one asks for will be a miss. (A cache that
+    /// holds pages but no image belongs to a site without images, or whose images all failed: not that.)
+    public func isUnused() async -> Bool {
         guard overlay.withLock({ $0.originals.isEmpty }) else { return false }
-        return (try? await run { index, _ in try index.holdsNoOriginal() }) ?? false
+        return (try? await run { index, _ in try index.isUnused() }) ?? false
     }
 
     public func original(_ key: OriginalKey) async throws -> OriginalRecord? {

@@ -77,11 +77,12 @@ final class BuildServices: Sendable {
                            uploadsEverythingUsed: config.shard != nil)
     }
 
-    /// Before the pages are scanned: with an empty local cache every image will be asked of the remote,
-    /// so its layout marker is asked for now, beside the scan. A cache holding images asks nothing
-    /// until an image misses (a warm build makes no request).
+    /// Before the pages are scanned: with a local cache no build has used (a new CI runner reading
+    /// through), every image will be asked of the remote, so its layout marker is asked for now, beside
+    /// the scan. A cache that has been used asks nothing until an image misses (a warm build makes no
+    /// request, nor does a site without images).
     func anticipateRemoteMisses() async {
-        guard let remote, await cache.holdsNoImage() else { return }
+        guard let remote, await cache.isUnused() else { return }
         remote.askLayoutAhead()
     }
 

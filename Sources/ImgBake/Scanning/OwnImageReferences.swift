@@ -26,24 +26,13 @@ public enum OwnImageReferences {
         return inUse(scan, bytes: bytes, settings: settings)
     }
 
-    /// Output names (`isOutputName`) that follow the last folder of `publicPath` (`_img/`) anywhere.
+    /// Output names (`isOutputName`) that follow the last folder of `publicPath` anywhere: `_img/`, or
+    /// `_img\/` as JSON writers escape it (Hugo's templates in JSON-LD, PHP's `json_encode`).
     static func outputNames(in bytes: [UInt8], after publicPath: String) -> Set<String> {
         guard let folder = publicPath.split(separator: "/").last else { return [] }
-        let marker = Array((folder + "/").utf8)
-        var names = Set<String>()
-        var index = 0
-        while index + marker.count < bytes.count {
-            guard bytes[index] == marker[0], bytes[index..<index + marker.count].elementsEqual(marker) else {
-                index += 1
-                continue
-            }
-            var end = index + marker.count
-            while end < bytes.count, isFileNameByte(bytes[end]) { end += 1 }
-            let name = String(decoding: bytes[index + marker.count..<end], as: UTF8.self)
-            if isOutputName(name) { names.insert(name) }
-            index = end
+        return ["/", "\\/"].reduce(into: Set<String>()) { found, slash in
+            found.formUnion(names(in: bytes, after: Array((folder + slash).utf8)) { _ in true }.filter(isOutputName))
         }
-        return names
     }
 
     /// File names (no folder) referred to by `bytes` under any of `publicPaths`.
@@ -51,28 +40,31 @@ public enum OwnImageReferences {
         publicPaths.reduce(into: Set<String>()) { $0.formUnion(fileNames(in: bytes, publicPath: $1)) }
     }
 
-    /// File names (no folder) referred to by `bytes` under `publicPath`.
+    /// File names (no folder) referred to by `bytes` under `publicPath`, where a URL starts.
     public static func fileNames(in bytes: [UInt8], publicPath: String) -> Set<String> {
-        let prefix = Array(publicPath.utf8)
+        names(in: bytes, after: Array(publicPath.utf8)) { startsURL(bytes, at: $0) }
+    }
+
+    /// The file names that follow `prefix` wherever `accept` takes its position; a trailing dot ends a
+    /// sentence, not a name.
+    private static func names(in bytes: [UInt8], after prefix: [UInt8], accept: (Int) -> Bool) -> Set<String> {
         guard let first = prefix.first, bytes.count > prefix.count else { return [] }
         var names = Set<String>()
         var index = 0
         let last = bytes.count - prefix.count
         while index <= last {
             // A cheap first-byte check before comparing the whole prefix.
-            guard bytes[index] == first else { index += 1; continue }
-            guard startsURL(bytes, at: index), bytes[index..<index + prefix.count].elementsEqual(prefix) else {
+            guard bytes[index] == first, accept(index), bytes[index..<index + prefix.count].elementsEqual(prefix) else {
                 index += 1
                 continue
             }
             var end = index + prefix.count
             while end < bytes.count, isFileNameByte(bytes[end]) { end += 1 }
-            // A trailing dot ends a sentence, not a name.
             while end > index + prefix.count, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
             if end > index + prefix.count {
                 names.insert(String(decoding: bytes[index + prefix.count..<end], as: UTF8.self))
             }
-            index = end
+            index = max(end, index + 1)
         }
         return names
     }

@@ -20,9 +20,10 @@ struct QualitySearch {
     static let wholeLimit = 65_536
     static let tile = 64
     static let tiles = 16
-    /// Tries at most: a try the model places badly is followed by a halving, so 31 qualities end within
-    /// this; the model usually lands in 1 (the floor) to 3.
-    static let maxTries = 10
+    /// Tries at most: the model's guesses give way to halving when only that would still finish, so any
+    /// floor and ceiling (up to 4,095 apart) end at the lowest quality that reaches the target; the
+    /// model usually lands in 1 (the floor) to 3.
+    static let maxTries = 12
     /// Where the first try goes, as a fraction of the way from floor to ceiling: the floor, where most
     /// variants end (177 of the bench's 237 WebPs in 60–69, median 60), so that they cost one try.
     static let start = 0.0
@@ -43,33 +44,63 @@ struct QualitySearch {
     func quality(for image: VipsImage) throws(VipsError) -> Int {
         let sample = try Self.sample(of: image)
         let reference = try sample.luma()
-        let target = auto.target
-        // ln(1 − SSIM) is close to a straight line in the quality over the useful range.
-        func distance(_ ssim: Double) -> Double { log(max(1e-6, 1 - ssim)) }
-        var low = auto.floor, high = auto.ceiling
+        return try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
+            try measure(sample, reference, quality: q)
+        }
+    }
+
+    /// The lowest quality in `floor...ceiling` whose `ssim` reaches `target` (the ceiling when none
+    /// does), for an `ssim` that grows with the quality, in at most `maxTries` calls of it.
+    static func lowest(floor: Int, ceiling: Int, target: Double, ssim: (Int) throws(VipsError) -> Double) throws(VipsError) -> Int {
+        var search = Search(floor: floor, ceiling: ceiling, goal: Search.distance(target))
+        var next = floor + Int((Double(ceiling - floor) * start).rounded())
+        for tried in 0..<maxTries where search.low < search.high {
+            let q = min(max(next, search.low), search.high - 1)
+            let value = try ssim(q)
+            search.record(q, ssim: value, reaches: value >= target)
+            next = search.nextTry(triesLeft: maxTries - tried - 1)
+        }
+        return search.high
+    }
+
+    /// What the tries so far say: the answer is in `low...high` (`high` reaches the target, or is the
+    /// ceiling); the nearest tries on each side, as distances ln(1 − SSIM), which are close to a straight
+    /// line in the quality over the useful range.
+    struct Search {
+        var low: Int, high: Int
+        let goal: Double
         var below: (q: Int, d: Double)?, above: (q: Int, d: Double)?
-        var next = auto.floor + Int((Double(auto.ceiling - auto.floor) * Self.start).rounded())
-        for _ in 0..<Self.maxTries where low < high {
-            let q = min(max(next, low), high - 1)
+        /// How wide the interval was before the last try.
+        var before: Int
+
+        init(floor: Int, ceiling: Int, goal: Double) {
+            (low, high, self.goal, before) = (floor, ceiling, goal, ceiling - floor)
+        }
+
+        static func distance(_ ssim: Double) -> Double { log(max(1e-6, 1 - ssim)) }
+
+        mutating func record(_ q: Int, ssim: Double, reaches: Bool) {
+            before = high - low
+            if reaches { high = q; above = (q, Self.distance(ssim)) } else { low = q + 1; below = (q, Self.distance(ssim)) }
+        }
+
+        /// Where the next try goes: the model's guess, or the middle when halving is what finishes in
+        /// time (the tries left are as many as a bisection needs) or the guess between two tries took
+        /// off less than half the interval. So the search always ends at the lowest quality that
+        /// reaches the target, in 1 try (the floor) to 3 usually and `maxTries` at most.
+        func nextTry(triesLeft: Int) -> Int {
             let width = high - low
-            let ssim = try measure(sample, reference, quality: q)
-            let d = distance(ssim)
-            if ssim >= target { high = q; above = (q, d) } else { low = q + 1; below = (q, d) }
-            let goal = distance(target)
-            next = switch (below, above) {
-            case _ where below != nil && above != nil && 2 * (high - low) > width && high - low > 2:
-                // Between two tries, the model's guess took off less than half the interval: halve it
-                // instead, so the search ends at the lowest quality that reaches the target.
-                (low + high) / 2
+            let halvings = Int(log2(Double(width + 1)).rounded(.up))
+            if triesLeft <= halvings || (below != nil && above != nil && 2 * width > before && width > 2) { return (low + high) / 2 }
+            switch (below, above) {
             case (let b?, let a?) where a.d < b.d:
                 // Between the two: the secant, rounded up (the answer must reach the target).
-                b.q + Int((Double(a.q - b.q) * (b.d - goal) / (b.d - a.d)).rounded(.up))
-            case (let b?, _): b.q + max(1, Int(((b.d - goal) / Self.slope).rounded(.up)))
-            case (_, let a?): a.q - max(1, Int(((goal - a.d) / Self.slope).rounded(.down)))
-            default: (low + high) / 2
+                return b.q + Int((Double(a.q - b.q) * (b.d - goal) / (b.d - a.d)).rounded(.up))
+            case (let b?, _): return b.q + max(1, Int(((b.d - goal) / QualitySearch.slope).rounded(.up)))
+            case (_, let a?): return a.q - max(1, Int(((goal - a.d) / QualitySearch.slope).rounded(.down)))
+            default: return (low + high) / 2
             }
         }
-        return high
     }
 
     private func measure(_ sample: VipsImage, _ reference: LumaPlane, quality: Int) throws(VipsError) -> Double {

@@ -155,6 +155,9 @@ extension RemoteCache {
     /// Returns once every queued upload has run (or was dropped because writing stopped). Bounded:
     /// each request has a timeout, and after a few failures in a row the rest are dropped.
     public func finishUploads() async {
+        // A marker asked for ahead (`askLayoutAhead`) by a build that then needed nothing from the
+        // remote: its answer, counted and judged, before anyone reads the counters or the warnings.
+        await layoutAskedFor()
         await withCheckedContinuation { continuation in
             let done = queue.withLock { queue in
                 if queue.workers == 0 && queue.jobs.isEmpty { return true }

@@ -90,6 +90,12 @@ public final class RemoteCache: Sendable {
         _ = layoutRequest()
     }
 
+    /// Waits for the marker's request if one was made (and its write, if it wrote one).
+    func layoutAskedFor() async {
+        if let task = layoutTask.withLock({ $0 }) { _ = await task.value }
+        if let write = markerWrite.withLock({ $0 }) { await write.value }
+    }
+
     /// The marker's request, started by its first caller.
     private func layoutRequest() -> Task<LayoutState, Never> {
         layoutTask.withLock { task in
