@@ -45,16 +45,22 @@ import ImgBakeTestSupport
         reset(inPlace)
         var generator = SystemRandomNumberGenerator()
         var interrupted = 0
-        var typical = 600 // ms: how long an uninterrupted build took last time; kills land within it
+        // ms: how long an uninterrupted build of the same kind (in place or out, revalidating or not,
+        // after a reset or not) took last time; kills land in the first four fifths of it. One figure
+        // for all kinds let a long revalidating build set the window of a build with nothing to do,
+        // which was over before most kills: one chain killed 1 of 6 mid-way in a loaded full suite.
+        var typical: [String: Int] = [:]
         for round in 0..<kills {
             let useOut = round % 2 == 1
-            if !useOut && round % 4 == 0 { reset(inPlace) } // remote references again, for the kill to interrupt rewriting
+            let afresh = !useOut && round % 4 == 0
+            if afresh { reset(inPlace) } // remote references again, for the kill to interrupt rewriting
             let root = useOut ? site.out : inPlace
             var arguments = ["build", useOut ? site.site : inPlace, "--cache-dir", site.cache, "--connect-to", origin.connectTo, "--quiet",
                              "--config", configuration]
             if useOut { arguments += ["--out", site.out] }
             if round % 3 != 0 { arguments.append("--refresh") } // revalidating: network and cache work to interrupt
-            let delay = Int.random(in: 0...typical, using: &generator)
+            let kind = "\(useOut) \(round % 3 != 0) \(afresh)"
+            let delay = Int.random(in: 0...(typical[kind, default: 600] * 4 / 5), using: &generator)
             let killed = try await runKilled(arguments, afterMilliseconds: delay)
             if killed { interrupted += 1 }
 
@@ -63,8 +69,8 @@ import ImgBakeTestSupport
                             missingAllowed: useOut)
             let started = ContinuousClock.now
             let next = try await runImgbake(arguments)
-            typical = max(100, Int((ContinuousClock.now - started).components.seconds * 1000
-                                   + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000))
+            typical[kind] = max(100, Int((ContinuousClock.now - started).components.seconds * 1000
+                                         + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000))
             #expect(next.status == 0, "round \(round): \(next.stderr)")
             let verify = try await runImgbake(["cache", "verify", "--cache-dir", site.cache])
             #expect(verify.status == 0 && verify.stdout.contains(" 0 corrupt, 0 missing"), "round \(round): \(verify.stdout)\(verify.stderr)")
