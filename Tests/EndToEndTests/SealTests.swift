@@ -63,8 +63,24 @@ import ImgBakeTestSupport
         let (origin, site) = try await sealedSite(out: useOut)
         var config = Self.configuration(site, origin, out: useOut)
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
-        let out = useOut ? site.out : site.site
         let output = { (path: String) in site.folder.text((useOut ? "out/" : "site/") + path) }
+        try make(change, site, origin, useOut: useOut, config: &config, now: &now)
+        let result = try await site.build(config, now: now)
+        let s = result.summary
+        // Rewritten in place, a page refers to no remote image any more: their freshness is nothing to it.
+        #expect(s.nothingChanged == (change == .imagesStale && !useOut) && result.exitCode == 0, "\(s.lines)")
+        expectWhatTheChangeAsks(change, useOut: useOut, result, site, output)
+        #expect(output("notes/readme.txt") == site.folder.text("site/notes/readme.txt"))
+        expectEveryReferencedImageThere(site, useOut: useOut, output)
+        if change == .refresh || change == .report { config = Self.configuration(site, origin, out: useOut) }
+        let after = try await site.build(config, now: now)
+        #expect(after.summary.nothingChanged, "sealed again: \(after.summary.lines)")
+    }
+
+    /// Makes `change` to the sealed site, its output, its cache or the next build's settings.
+    func make(_ change: Change, _ site: TestSite, _ origin: Origin, useOut: Bool, config: inout Configuration,
+              now: inout @Sendable () -> Double) throws {
+        let out = useOut ? site.out : site.site
         let index = { try CacheIndex(path: site.cache + "/index.sqlite3") }
         let firstImage = site.folder.files(under: useOut ? "out/_img" : "site/_img").sorted().first!
         switch change {
@@ -93,20 +109,16 @@ import ImgBakeTestSupport
         case .refresh: config.fetch.policy = .refresh
         case .report: config.reportPath = site.folder.path + "/report.json"
         }
-        let result = try await site.build(config, now: now)
-        let s = result.summary
-        // Rewritten in place, a page refers to no remote image any more: their freshness is nothing to it.
-        #expect(s.nothingChanged == (change == .imagesStale && !useOut) && result.exitCode == 0, "\(s.lines)")
-        expectWhatTheChangeAsks(change, useOut: useOut, result, site, output)
-        #expect(output("notes/readme.txt") == site.folder.text("site/notes/readme.txt"))
+    }
+
+    /// Every `/_img/` file a page of the output names is there.
+    func expectEveryReferencedImageThere(_ site: TestSite, useOut: Bool, _ output: (String) -> String?) {
+        let out = useOut ? site.out : site.site
         for page in site.folder.files(under: useOut ? "out" : "site") where page.hasSuffix(".html") || page.hasSuffix(".md") {
             for name in referencedImages(output(page) ?? "") {
                 #expect(FileManager.default.fileExists(atPath: out + "/_img/" + name), "\(page) refers to /_img/\(name)")
             }
         }
-        if change == .refresh || change == .report { config = Self.configuration(site, origin, out: useOut) }
-        let after = try await site.build(config, now: now)
-        #expect(after.summary.nothingChanged, "sealed again: \(after.summary.lines)")
     }
 
     /// What the build after `change` did: what the change asks, no more.

@@ -63,9 +63,9 @@ public struct PageRewriter: Sendable {
                let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
                 draft.diagnostics.append(warning)
             }
-            if let html = elementMarkup(reference, image: image, variants: variants, level: priority.level(of: index), scan: scan,
+            if let edit = elementMarkup(reference, image: image, variants: variants, level: priority.level(of: index), scan: scan,
                                         markup: markup, draft: &draft) {
-                draft.edits.append(Edit(reference.element!.tagRange, html))
+                draft.edits.append(edit)
                 draft.written[index] = naming.url(fallback, of: image)
                 continue
             }
@@ -122,10 +122,10 @@ public struct PageRewriter: Sendable {
         return converted
     }
 
-    /// An `<img>` written whole again (srcset, sizes, dimensions, `<picture>`, loading), if the
+    /// The edit writing an `<img>` whole again (srcset, sizes, dimensions, `<picture>`, loading), if the
     /// reference is one that imgbake wraps; nil leaves the reference to the reference writer.
     private func elementMarkup(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant], level: LoadingPriority.Level,
-                               scan: PageScan, markup: ImageMarkup, draft: inout Draft) -> String? {
+                               scan: PageScan, markup: ImageMarkup, draft: inout Draft) -> Edit? {
         guard reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
               case .attribute(let quote) = reference.syntax else { return nil }
         let start = element.tagRange.lowerBound
@@ -140,7 +140,7 @@ public struct PageRewriter: Sendable {
         guard let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) else { return nil }
         draft.marked += 1
         for variant in used { draft.outputs.insert(outputImage(variant, image)) }
-        return html
+        return Edit(element.tagRange, html)
     }
 
     /// The page's new bytes from the draft's edits, checked (a Markdown page must parse as intended).

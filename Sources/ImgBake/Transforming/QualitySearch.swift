@@ -24,9 +24,6 @@ struct QualitySearch {
     /// floor and ceiling (up to 4,095 apart) end at the lowest quality that reaches the target; the
     /// model usually lands in 1 (the floor) to 3.
     static let maxTries = 12
-    /// Where the first try goes, as a fraction of the way from floor to ceiling: the floor, where most
-    /// variants end (177 of the bench's 237 WebPs in 60–69, median 60), so that they cost one try.
-    static let start = 0.0
     /// How fast ln(1 − SSIM) falls per quality step (libwebp, bench median), for the first step.
     static let slope = 0.03
 
@@ -52,12 +49,13 @@ struct QualitySearch {
     /// The lowest quality in `floor...ceiling` whose `ssim` reaches `target` (the ceiling when none
     /// does), for an `ssim` that grows with the quality, in at most `maxTries` calls of it.
     static func lowest(floor: Int, ceiling: Int, target: Double, ssim: (Int) throws(VipsError) -> Double) throws(VipsError) -> Int {
-        var search = Search(floor: floor, ceiling: ceiling, goal: Search.distance(target))
-        var next = floor + Int((Double(ceiling - floor) * start).rounded())
+        var search = Search(floor: floor, ceiling: ceiling, target: target)
+        // The first try is the floor, where most variants end (177 of the bench's 237 WebPs in 60–69,
+        // median 60): they cost one try.
+        var next = floor
         for tried in 0..<maxTries where search.low < search.high {
             let q = min(max(next, search.low), search.high - 1)
-            let value = try ssim(q)
-            search.record(q, ssim: value, reaches: value >= target)
+            search.record(q, ssim: try ssim(q))
             next = search.nextTry(triesLeft: maxTries - tried - 1)
         }
         return search.high
@@ -68,20 +66,20 @@ struct QualitySearch {
     /// line in the quality over the useful range.
     struct Search {
         var low: Int, high: Int
-        let goal: Double
+        let target: Double
         var below: (q: Int, d: Double)?, above: (q: Int, d: Double)?
         /// How wide the interval was before the last try.
         var before: Int
 
-        init(floor: Int, ceiling: Int, goal: Double) {
-            (low, high, self.goal, before) = (floor, ceiling, goal, ceiling - floor)
+        init(floor: Int, ceiling: Int, target: Double) {
+            (low, high, self.target, before) = (floor, ceiling, target, ceiling - floor)
         }
 
         static func distance(_ ssim: Double) -> Double { log(max(1e-6, 1 - ssim)) }
 
-        mutating func record(_ q: Int, ssim: Double, reaches: Bool) {
+        mutating func record(_ q: Int, ssim: Double) {
             before = high - low
-            if reaches { high = q; above = (q, Self.distance(ssim)) } else { low = q + 1; below = (q, Self.distance(ssim)) }
+            if ssim >= target { high = q; above = (q, Self.distance(ssim)) } else { low = q + 1; below = (q, Self.distance(ssim)) }
         }
 
         /// Where the next try goes: the model's guess, or the middle when halving is what finishes in
@@ -89,7 +87,7 @@ struct QualitySearch {
         /// off less than half the interval. So the search always ends at the lowest quality that
         /// reaches the target, in 1 try (the floor) to 3 usually and `maxTries` at most.
         func nextTry(triesLeft: Int) -> Int {
-            let width = high - low
+            let width = high - low, goal = Self.distance(target)
             let halvings = Int(log2(Double(width + 1)).rounded(.up))
             if triesLeft <= halvings || (below != nil && above != nil && 2 * width > before && width > 2) { return (low + high) / 2 }
             switch (below, above) {
