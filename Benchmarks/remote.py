@@ -3,13 +3,13 @@
 every request to it goes through Tests/Support/storeproxy.py, which delays it (25 ms by default) and counts
 requests and bytes each way. Both stores the tests use: nginx WebDAV and moto's S3 server (signatures checked).
 
-    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3] [--pairs 3]
+    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3] [--pairs 3] [--reads N]
         env: IMGBAKE=.build/release/imgbake  BENCH=../shared/bench  RESULTS=/tmp/remote-bench
 
 On the shared benchmark's site (bench/mksite.py over /tmp/imgcorpus, widths 400/800/1600), for each store:
   --pairs times, alternating (so that what else the machine does falls on both):
     a cold build without a remote, then a cold build writing back to an empty store   goal: <= 1.05 x
-  --pairs times, on what the last writing build left:
+  --reads times (default --pairs), on what the last writing build left:
     a second machine reading through (empty local cache)                                goal: <= 1.1 x (warm + transfer)
     the same machine again, output wiped: the warm local build (asks the remote nothing)
     the transfer alone: the objects the read downloaded, fetched through the proxy 8 at a time
@@ -54,7 +54,8 @@ def main():
     ap.add_argument("--unique", type=int, default=100)
     ap.add_argument("--delay-ms", type=float, default=25)
     ap.add_argument("--stores", default="dav,s3")
-    ap.add_argument("--pairs", type=int, default=3, help="alternating cold builds without and with the remote, and reads")
+    ap.add_argument("--pairs", type=int, default=3, help="alternating cold builds without and with the remote")
+    ap.add_argument("--reads", type=int, default=0, help="second machines reading through (default: --pairs); each is seconds, not a cold build")
     a = ap.parse_args()
     imgbake = os.environ.get("IMGBAKE", ROOT + "/.build/release/imgbake")
     bench = os.environ.get("BENCH", ROOT + "/../shared/bench")
@@ -224,7 +225,7 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
                 write["same_site"] = same(f"out-none-{store}{run}", f"out-{store}-write{run}")
                 pairs.append({"none": none, "write": write, "ratio": round(write["wall_s"] / none["wall_s"], 3)})
             last = a.pairs - 1
-            for run in range(a.pairs):
+            for run in range(a.reads or a.pairs):
                 read = build(f"{store}-read{run}", f"{store}{last}", f"cache-{store}-read{run}", f"out-{store}-read{run}")
                 read["proxy"] = proxy(store, "reset")
                 read["same_site"] = same(f"out-none-{store}{last}", f"out-{store}-read{run}")

@@ -42,6 +42,11 @@ def handler(upstream, state, log):
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # TCP_NODELAY, as nginx (`tcp_nodelay on`) and S3 answer: the answer's head and body go out in
+        # two writes, and with Nagle's algorithm a body under one segment (64 KB on loopback) waited
+        # for the client's delayed ACK of the head, 40 ms, on every kept-alive connection. A client
+        # opening a connection per request (urllib) never waited, since a new connection ACKs at once.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args):
             pass
