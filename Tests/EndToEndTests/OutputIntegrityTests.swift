@@ -162,7 +162,9 @@ final class World: @unchecked Sendable {
     /// incremental one must try again too to be comparable.
     var rememberFailures = true
     /// Settings of the test's own (`base_url`, say), for every build and the clean build it is compared with.
-    var configure: @Sendable (inout Configuration) -> Void = { _ in }
+    var configure: @Sendable (inout Configuration) -> Void = { _ in } { didSet { configurations += 1 } }
+    /// How many times `configure` was set: part of the key of the clean build kept for reuse.
+    private var configurations = 0
 
     init() throws {
         served = site.folder.path + "/served"
@@ -258,12 +260,12 @@ final class World: @unchecked Sendable {
     }
 
     /// What a clean build (fresh cache, fresh output) of the sources copied to `before` gives: its pages
-    /// and image files. A clean build of the same sources, served images, mode and clock as the last
-    /// one gives the same, so that one's is taken (a quarter of the integrity suites' builds were these
+    /// and image files. A clean build of the same sources, served images, settings, mode and clock as
+    /// the last one gives the same, so that one's is taken (a quarter of the integrity suites' builds were these
     /// repeats: the sources do not change between builds that leave a page settled).
     private func cleanBuild(_ mode: Mode, from before: TemporaryFolder, comment: String,
                             sourceLocation: Testing.SourceLocation) async throws -> (pages: [String: String], images: Set<String>) {
-        let key = "\(mode) \(offset) \(rememberFailures) \(TemporaryFolder.digests(of: before.path + "/site").sorted { $0.key < $1.key }) "
+        let key = "\(mode) \(offset) \(rememberFailures) \(configurations) \(TemporaryFolder.digests(of: before.path + "/site").sorted { $0.key < $1.key }) "
             + "\(TemporaryFolder.digests(of: served).sorted { $0.key < $1.key })"
         if let last = lastClean, last.key == key { return last.outcome }
         let cleanOut = before.path + "/out"
