@@ -71,4 +71,25 @@ import ImgBakeTestSupport
             #expect(after < latency * 3 / 4, "a request ended \(after) after an earlier one's answer: it waited for it")
         }
     }
+
+    /// An upload's body goes with its headers: libcurl asked "Expect: 100-continue" for a body over
+    /// 1 MB and held it until the server's go-ahead, a round trip more per original's upload to a
+    /// store in another region (the store proxy, like one, sends the go-ahead a delay later and reads
+    /// a body sent without waiting at once). On the session's own clock.
+    @Test func aLargeUploadDoesNotWaitForAGoAhead() async throws {
+        let delay = Duration.milliseconds(1000)
+        let dav = try await DAVServer()
+        let proxy = try await StoreProxy(upstream: "http://127.0.0.1:\(dav.port)", delayMilliseconds: 1000)
+        let session = CurlSession(maxConcurrent: 1, maxPerHost: 1)
+        var request = TransferRequest(url: proxy.url + "/cache/large")
+        request.method = .put
+        request.body = [UInt8](repeating: 7, count: 3 << 20)
+        let result = await session.perform(request)
+        await session.shutdown()
+        guard case .success(let response) = result else { Issue.record("the upload failed: \(result)"); return }
+        #expect((200..<300).contains(response.status), "\(response.status)")
+        #expect(try await proxy.stats().expect_continue == 1, "the proxy did not see the case it models")
+        // Waiting, the body would leave a delay later and the answer come after two.
+        #expect(response.duration < delay * 3 / 2, "the upload took \(response.duration)")
+    }
 }

@@ -8,7 +8,8 @@ some requests itself with a throttling status (S3's 503 SlowDown) before passing
 Prints one line once it listens:  READY <port>
 The Host header is passed on unchanged, so AWS Signature V4 signatures made for the proxy's address
 still verify at the store. Control (not delayed, not counted):
-    GET /__proxy/stats    {"requests": N, "bytes_up": N, "bytes_down": N, "by_method": {...}, "throttled": N}
+    GET /__proxy/stats    {"requests": N, "bytes_up": N, "bytes_down": N, "by_method": {...}, "throttled": N,
+                           "expect_continue": N (requests that asked "Expect: 100-continue"; each go-ahead is delayed too)}
     GET /__proxy/reset    zeroes the counters
     GET /__proxy/throttle?count=K&status=503[&retry_after=S]   the next K requests get that status
     GET /__proxy/delay?ms=M                                    changes the delay
@@ -34,6 +35,7 @@ class State:
         self.bytes_down = 0
         self.by_method = {}
         self.throttled = 0
+        self.expect_continue = 0
 
 
 def handler(upstream, state, log):
@@ -71,8 +73,30 @@ def handler(upstream, state, log):
                 elif url.path == "/__proxy/delay":
                     state.delay = float(query.get("ms", "0")) / 1000
                 stats = {"requests": state.requests, "bytes_up": state.bytes_up, "bytes_down": state.bytes_down,
-                         "by_method": state.by_method, "throttled": state.throttled, "delay_ms": state.delay * 1000}
+                         "by_method": state.by_method, "throttled": state.throttled, "delay_ms": state.delay * 1000,
+                         "expect_continue": state.expect_continue}
             self.send(200, json.dumps(stats).encode(), [("Content-Type", "application/json")])
+
+        def handle_expect_100(self):
+            # "Expect: 100-continue": from a store that far away the go-ahead comes a delay later, while
+            # a body the client sends without waiting for it is read at once (a thread of its own sends
+            # it; the answer waits for it, so that it goes first).
+            with state.lock:
+                state.expect_continue += 1
+                delay = state.delay
+
+            def go_ahead():
+                self.send_response_only(100)
+                self.end_headers()
+            self.go_ahead = threading.Timer(delay, go_ahead)
+            self.go_ahead.start()
+            return True
+
+        def send_response(self, *args, **kwargs):
+            if getattr(self, "go_ahead", None):
+                self.go_ahead.join()
+                self.go_ahead = None
+            return super().send_response(*args, **kwargs)
 
         def relay(self):
             if self.path.startswith("/__proxy/"):

@@ -186,6 +186,8 @@ package final class StoreProxy: @unchecked Sendable {
         package let bytes_down: Int
         package let by_method: [String: Int]
         package let throttled: Int
+        /// Requests that asked for a go-ahead before sending their body ("Expect: 100-continue").
+        package let expect_continue: Int
     }
 
     package var url: String { "http://127.0.0.1:\(port)" }
