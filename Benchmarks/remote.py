@@ -55,8 +55,10 @@ def main():
     ap.add_argument("--delay-ms", type=float, default=25)
     ap.add_argument("--stores", default="dav,s3")
     ap.add_argument("--pairs", type=int, default=3, help="alternating cold builds without and with the remote")
-    ap.add_argument("--reads", type=int, default=0, help="second machines reading through (default: --pairs); each is seconds, not a cold build")
+    ap.add_argument("--reads", type=int, default=None, help="second machines reading through (default: --pairs); each is seconds, not a cold build")
     a = ap.parse_args()
+    if a.reads is None:
+        a.reads = a.pairs
     imgbake = os.environ.get("IMGBAKE", ROOT + "/.build/release/imgbake")
     bench = os.environ.get("BENCH", ROOT + "/../shared/bench")
     if not os.path.isdir(bench):
@@ -225,7 +227,7 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
                 write["same_site"] = same(f"out-none-{store}{run}", f"out-{store}-write{run}")
                 pairs.append({"none": none, "write": write, "ratio": round(write["wall_s"] / none["wall_s"], 3)})
             last = a.pairs - 1
-            for run in range(a.reads or a.pairs):
+            for run in range(a.reads):
                 read = build(f"{store}-read{run}", f"{store}{last}", f"cache-{store}-read{run}", f"out-{store}-read{run}")
                 read["proxy"] = proxy(store, "reset")
                 read["same_site"] = same(f"out-none-{store}{last}", f"out-{store}-read{run}")
@@ -240,7 +242,7 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
 
         images = results[stores[0]]["pairs"][0]["none"]["images"]
         print(f"\n{a.pages} pages, {images} images, {results[stores[0]]['pairs'][0]['none']['encoded']} variants; "
-              f"each request to a store delayed {a.delay_ms:g} ms; {a.pairs} alternating runs of each, medians\n")
+              f"each request to a store delayed {a.delay_ms:g} ms; {a.pairs} alternating pairs of cold builds, {a.reads} reads; medians\n")
         print("| store | build | wall s | ratio (each run) | requests per image: up / down | kB per image: up / down | same site |")
         print("|---|---|---|---|---|---|---|")
 

@@ -77,11 +77,13 @@ final class Transfer {
             set(CURLOPT_CUSTOMREQUEST, "DELETE")
         case .put, .post, .delete, .propfind:
             set(CURLOPT_POSTFIELDSIZE_LARGE, off: curl_off_t(request.body.count))
-            // A body goes with its headers. libcurl asks "Expect: 100-continue" for one over 1 MB and
-            // held it back for the server's go-ahead: a round trip more per upload to a store in another
-            // region, a whole second (its default wait) from one that ignores the header. A refused
-            // upload costs its bytes once; the remote cache stops writing at the first refusal. (The
-            // header itself stays: removing it with "Expect:" breaks libcurl 7.88's AWS signatures.)
+            // A body goes with its headers. For one over 1 MB libcurl asks "Expect: 100-continue" and
+            // would hold it back for the server's go-ahead: a round trip more per upload to a store in
+            // another region, a whole second (its default wait) from one that ignores the header. What
+            // that saved is a refused or throttled upload's bytes: those are sent now, once per
+            // attempt (a 429 or 503 is asked again up to 4 times; the remote cache stops writing at the
+            // first refusal, with at most its 8 requests under way). The header itself stays: removing
+            // it with "Expect:" breaks libcurl 7.88's AWS signatures.
             set(CURLOPT_EXPECT_100_TIMEOUT_MS, 1)
             if request.body.isEmpty { set(CURLOPT_COPYPOSTFIELDS, "") } else {
                 _ = request.body.withUnsafeBytes { imgbake_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }

@@ -77,23 +77,31 @@ def handler(upstream, state, log):
                          "expect_continue": state.expect_continue}
             self.send(200, json.dumps(stats).encode(), [("Content-Type", "application/json")])
 
+        # The go-ahead of an "Expect: 100-continue" request, until the answer is sent.
+        go_ahead = None
+
         def handle_expect_100(self):
-            # "Expect: 100-continue": from a store that far away the go-ahead comes a delay later, while
-            # a body the client sends without waiting for it is read at once (a thread of its own sends
-            # it; the answer waits for it, so that it goes first).
+            # From a store that far away the go-ahead comes a delay later, while a body the client sends
+            # without waiting for it is read at once: a thread of its own sends it, and the answer waits
+            # for that thread, so that the go-ahead goes first.
+            if self.path.startswith("/__proxy/"):
+                return super().handle_expect_100()
             with state.lock:
                 state.expect_continue += 1
                 delay = state.delay
 
             def go_ahead():
-                self.send_response_only(100)
-                self.end_headers()
+                try:
+                    self.send_response_only(100)
+                    self.end_headers()
+                except OSError:
+                    pass  # the client has gone
             self.go_ahead = threading.Timer(delay, go_ahead)
             self.go_ahead.start()
             return True
 
         def send_response(self, *args, **kwargs):
-            if getattr(self, "go_ahead", None):
+            if self.go_ahead:
                 self.go_ahead.join()
                 self.go_ahead = None
             return super().send_response(*args, **kwargs)
@@ -104,6 +112,11 @@ def handler(upstream, state, log):
             arrived = time.monotonic()
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
+            if len(body) < length:
+                # The client went before sending its body: nothing to pass on (the store would wait for
+                # the rest).
+                self.close_connection = True
+                return
             with state.lock:
                 delay = state.delay
                 count, status, retry_after = state.throttle
