@@ -3,7 +3,7 @@
 every request to it goes through Tests/Support/storeproxy.py, which delays it (25 ms by default) and counts
 requests and bytes each way. Both stores the tests use: nginx WebDAV and moto's S3 server (signatures checked).
 
-    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3] [--pairs 3] [--reads N]
+    python3 Benchmarks/remote.py [--pages 200] [--unique 100] [--delay-ms 25] [--stores dav,s3] [--pairs 3] [--reads N] [--store-nice 19]
         env: IMGBAKE=.build/release/imgbake  BENCH=../shared/bench  RESULTS=/tmp/remote-bench
 
 On the shared benchmark's site (bench/mksite.py over /tmp/imgcorpus, widths 400/800/1600), for each store:
@@ -55,6 +55,8 @@ def main():
     ap.add_argument("--delay-ms", type=float, default=25)
     ap.add_argument("--stores", default="dav,s3")
     ap.add_argument("--pairs", type=int, default=3, help="alternating cold builds without and with the remote")
+    ap.add_argument("--store-nice", type=int, default=0,
+                    help="run the stores and proxies at this niceness: a store elsewhere takes no CPU from the build")
     ap.add_argument("--reads", type=int, default=None, help="second machines reading through (default: --pairs); each is seconds, not a cold build")
     a = ap.parse_args()
     if a.reads is None:
@@ -77,8 +79,8 @@ def main():
     os.makedirs(r)
     children = []
 
-    def start(cmd, **kw):
-        p = subprocess.Popen(cmd, **kw)
+    def start(cmd, store=False, **kw):
+        p = subprocess.Popen((["nice", "-n", str(a.store_nice)] if store and a.store_nice else []) + cmd, **kw)
         children.append(p)
         return p
 
@@ -103,18 +105,18 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
 """
         open(r + "/dav/nginx.conf", "w").write(conf)
         nginx = "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else "nginx"
-        nginx_pid = start([nginx, "-c", r + "/dav/nginx.conf", "-p", r + "/dav/", "-e", r + "/dav/error.log"],
+        nginx_pid = start([nginx, "-c", r + "/dav/nginx.conf", "-p", r + "/dav/", "-e", r + "/dav/error.log"], store=True,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid
         wait_http(f"http://127.0.0.1:{dport}/")
 
-        s3 = start(["python3", ROOT + "/Tests/Support/s3server.py", "--watch-parent"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        s3 = start(["python3", ROOT + "/Tests/Support/s3server.py", "--watch-parent"], store=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         s3port, key, secret = ready_line(s3)
         env = dict(os.environ, AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY=secret)
 
         proxies, proxy_processes = {}, {}
         for store, upstream in (("dav", f"http://127.0.0.1:{dport}"), ("s3", f"http://127.0.0.1:{s3port}")):
             p = start(["python3", ROOT + "/Tests/Support/storeproxy.py", "--upstream", upstream, "--delay-ms", str(a.delay_ms),
-                       "--log", f"{r}/{store}-requests.log", "--watch-parent"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                       "--log", f"{r}/{store}-requests.log", "--watch-parent"], store=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             proxies[store] = f"http://127.0.0.1:{ready_line(p)[0]}"
             proxy_processes[store] = p
 
