@@ -210,9 +210,6 @@ http {{ access_log off; client_body_temp_path {r}/dav/body; client_max_body_size
                 fetched = sum(pool.map(fetch, paths))
             return {"wall_s": round(time.monotonic() - started, 3), "objects": len(paths), "bytes": fetched, "proxy": proxy(store, "reset")}
 
-        def same(a_, b_):
-            return subprocess.run(["diff", "-rq", f"{r}/{a_}", f"{r}/{b_}"], capture_output=True).returncode == 0
-
         def median(values):
             values = sorted(values)
             return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2

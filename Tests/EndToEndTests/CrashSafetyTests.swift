@@ -34,7 +34,7 @@ import ImgBakeTestSupport
         }
         let configuration = site.folder.path + "/imgbake.toml"
         // One width at a fixed quality: what a kill interrupts is the same, the builds shorter.
-        TemporaryFolder.write("[output]\nbase_url = \"https://example.org/\"\n" + TestSite.fixedQualityTOML + "widths = [320]\n", to: configuration)
+        TemporaryFolder.write("[output]\nbase_url = \"https://example.org/\"\n" + TestSite.oneWidthTOML, to: configuration)
         func reset(_ root: String) {
             for (path, text) in sources { TemporaryFolder.write(text, to: root + "/" + path) }
             site.folder.write(String(root.dropFirst(site.folder.path.count + 1)) + "/img/local.png", Paths.fixture("colour/two-colours.png"))
@@ -69,8 +69,7 @@ import ImgBakeTestSupport
                             missingAllowed: useOut)
             let started = ContinuousClock.now
             let next = try await runImgbake(arguments)
-            typical[kind] = max(100, Int((ContinuousClock.now - started).components.seconds * 1000
-                                         + (ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000))
+            typical[kind] = max(100, (ContinuousClock.now - started).wholeMilliseconds)
             #expect(next.status == 0, "round \(round): \(next.stderr)")
             let verify = try await runImgbake(["cache", "verify", "--cache-dir", site.cache])
             #expect(verify.status == 0 && verify.stdout.contains(" 0 corrupt, 0 missing"), "round \(round): \(verify.stdout)\(verify.stderr)")

@@ -149,6 +149,15 @@ extension TestSite {
     /// `imgbake.toml` lines for a child process: the fixed qualities `configuration` gives in-process
     /// builds (tests that count or compare the files made are not about which quality each gets).
     package static let fixedQualityTOML = "[images]\nquality = { webp = 80 }\n"
+    /// One width at a fixed quality: for suites whose property does not depend on how many variants an
+    /// image has (what a kill interrupts, what overlaps), where encoding every default width was most
+    /// of their time.
+    package static let oneWidthTOML = fixedQualityTOML + "widths = [320]\n"
+}
+
+extension Duration {
+    /// Whole milliseconds, for timings a test carries from one round to the next.
+    package var wholeMilliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
 }
 
 extension ImageSettings.Quality {
