@@ -23,13 +23,22 @@ public struct BlobID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
 /// The cache key of an original: the URL after the key filter (ignored query parameters removed).
 /// Same key, same download.
-public struct OriginalKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct OriginalKey: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
     public let string: String
     public init(_ string: String) { self.string = string }
+    public init(from decoder: any Decoder) throws { string = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(string)
+    }
     public var description: String { string }
     public static func < (a: OriginalKey, b: OriginalKey) -> Bool { a.string < b.string }
     /// The key of a file of the site (`file:` and its path), not of a remote URL.
     public var isSiteFile: Bool { string.hasPrefix("file:") }
+    /// For a file of the site, its path relative to the site.
+    public var sitePath: String? { isSiteFile ? String(string.dropFirst(5)) : nil }
+    /// The key of the site's file at `path`.
+    public static func siteFile(_ path: String) -> OriginalKey { OriginalKey("file:" + path) }
 }
 
 /// The cache key of a variant: hash of the original's blob, the canonical variant spec and the

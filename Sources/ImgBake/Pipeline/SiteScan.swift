@@ -36,23 +36,48 @@ public struct SiteScan: Sendable {
         }
         let inventory = SiteInventory.walk(site, skipping: [])
         let plan = try BuildPlan(config, now: 0)
-        let settings = plan.scanSettings
+        let settings = plan.scanSettings, maxBytes = config.maxPageBytes, output = config.output
+        let variantPlan = VariantPlan(settings: config.images), pageSettings = plan.pageSettings
         var diagnostics = inventory.diagnostics
-        for batch in inventory.pages.batches(of: Build.batchPages) {
-            var scanned: [ScannedPage] = []
-            await Build.forEachScanned(Array(batch), site: site, settings: settings, jobs: jobs, maxBytes: config.maxPageBytes) { result in
-                switch result {
-                case .success(let page): scanned.append(page)
-                case .failure(let problem): diagnostics.append(problem.diagnostic)
+        // A batch of pages at a time, each read and scanned once on every core, in page order.
+        for batch in inventory.pages.batches(of: BuildRun.window) {
+            let results = await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
+                var next = batch.startIndex
+                func submit() {
+                    let index = next, path = batch[index]
+                    group.addTask {
+                        switch PageFile.read(path, site: site, maxBytes: maxBytes) {
+                        case .failure(let problem): return (index, .failure(problem))
+                        case .success(let (bytes, _)):
+                            guard let scan = PageFile.scan(path, bytes, settings: settings) else { return (index, .failure(PageFile.tooDeep(path, bytes))) }
+                            var model = PageModel(scan, settings: pageSettings)
+                            model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
+                            return (index, .success(model))
+                        }
+                    }
+                    next += 1
                 }
+                while next < batch.endIndex && next - batch.startIndex < max(2, jobs * 2) { submit() }
+                var results: [Int: Result<PageModel, PageFile.ReadError>] = [:]
+                while let (index, result) = await group.next() {
+                    results[index] = result
+                    if next < batch.endIndex { submit() }
+                }
+                return results
             }
-            for page in scanned.sorted(by: { $0.scan.file.path < $1.scan.file.path }) {
-                diagnostics += page.scan.diagnostics
-                let priority = LoadingPriority(page.scan.references, output: config.output, unknownIsLarge: true) { _ in nil }
-                for (index, reference) in page.scan.references.enumerated() {
-                    body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
-                               kind: reference.kind, url: reference.source.description,
-                               lcp: priority.candidate?.index == index ? priority.candidate?.reason : nil))
+            for index in batch.indices {
+                switch results[index] {
+                case .failure(let problem)?: diagnostics.append(problem.diagnostic)
+                case .success(let model)?:
+                    diagnostics += model.scan.diagnostics
+                    // `scan` has no images: an image of unknown size counts as large.
+                    let priority = model.priority(output: output, plan: variantPlan, images: nil)
+                    for (position, reference) in model.scan.references.enumerated() {
+                        body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
+                                   kind: reference.kind, url: reference.source.description,
+                                   lcp: priority.candidate?.index == position ? priority.candidate?.reason : nil))
+                    }
+                case nil: break
                 }
             }
         }

@@ -41,6 +41,16 @@ struct LoadingPriority: Sendable {
         if let chosen = candidate?.index { eager = eager.filter { $0 <= chosen } }
     }
 
+    /// A page's choice, made once per page (`PageModel.priority`): an image's width is the widest file
+    /// the page would use of it; without images (`imgbake scan`) an image of unknown size counts as large.
+    static func of(_ references: [ImageReference], requests: [VariantRequest]?, output: OutputSettings, plan: VariantPlan,
+                   images: ((ImageSource) -> ResolvedImage?)?) -> LoadingPriority {
+        LoadingPriority(references, output: output, unknownIsLarge: images == nil) { index in
+            guard let requests, let image = images?(references[index].source) else { return nil }
+            return plan.widths(for: image.source, request: requests[index]).max() ?? image.source.width
+        }
+    }
+
     private static func candidate(_ references: [ImageReference], eager: Set<Int>, unknownIsLarge: Bool,
                                   size: (Int) -> Int?) -> (index: Int, reason: String)? {
         if let chosen = references.indices.first(where: { references[$0].placement?.lcp == true }) {

@@ -35,6 +35,13 @@ enum Originals {
         return Set(byName.values.joined())
     }
 
+    /// Of `names` (file names of the site's images), those `bytes` mention.
+    static func mentioned(in bytes: [UInt8], among names: Set<String>) -> Set<String> {
+        var found = Set<String>()
+        forEachName(in: bytes) { if names.contains($0) { found.insert($0) } }
+        return found
+    }
+
     /// Every run of name bytes (a path segment as written), as written and percent-decoded.
     private static func forEachName(in bytes: [UInt8], _ body: (String) -> Void) {
         var start = 0

@@ -1,0 +1,189 @@
+import Foundation
+
+extension BuildRun {
+    /// Pages in flight at once (being prepared, or prepared and waiting for their turn to be written):
+    /// what memory holds of pages (their bytes and scans) besides their states. Pages waiting for their
+    /// images hold a place, so it is also how far page work runs ahead of image work.
+    static let window = 256
+    /// Page states recorded together (one transaction).
+    static let recordBatch = 256
+
+    /// Builds `triage.toBuild` as a stream. Each page is prepared on its own as soon as there is room
+    /// — read, scanned, given its images as `demand` resolves them, rewritten — and pages are written
+    /// in path order as they are ready: the first write a full or read-only disk refuses is the same
+    /// one on the next build. Their states are recorded as they are written, a batch at a time.
+    func buildPages(_ triage: PageTriage, _ inventory: SiteInventory, demand: ImageDemand) async throws(BuildError) -> SiteLedger {
+        var ledger = SiteLedger(report: plan.reports ? ReportBuilder(configuration: plan.configuration, check: plan.check) : nil,
+                                imagesDirectory: plan.configuration.output.imagesDirectory)
+        // With `--out` and `output.originals = "referenced"`, which of the site's image files each page
+        // mentions is kept with its state (the pages are not read again to find out).
+        let siteImages = !plan.inPlace && plan.configuration.output.originals == .referenced
+            ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
+        let stream = PageStream(run: self, demand: demand, siteImageNames: siteImages)
+        let pages = triage.toBuild
+        var failure: BuildError?
+        var outputs: [OutputRecord] = []
+        await withTaskGroup(of: (Int, PageStream.Prepared).self) { group in
+            var next = 0, running = 0, written = 0
+            var ready: [Int: PageStream.Prepared] = [:]
+            func admit() {
+                while failure == nil && next < pages.count && running + ready.count < Self.window {
+                    let index = next, page = pages[index]
+                    group.addTask { (index, await stream.prepare(page)) }
+                    next += 1
+                    running += 1
+                }
+            }
+            admit()
+            while let (index, prepared) = await group.next() {
+                running -= 1
+                ready[index] = prepared
+                var turn: [PageStream.Prepared] = []
+                while let prepared = ready.removeValue(forKey: written) {
+                    turn.append(prepared)
+                    written += 1
+                }
+                if failure == nil && !turn.isEmpty {
+                    do throws(BuildError) {
+                        for page in try await stream.write(turn) { outputs += ledger.add(page) }
+                    } catch {
+                        failure = error
+                    }
+                    if plan.writesSite, ledger.states.count - ledger.recorded >= Self.recordBatch { await record(&ledger, &outputs) }
+                }
+                admit()
+            }
+        }
+        if plan.writesSite { await record(&ledger, &outputs) }
+        if let failure { throw failure }
+        return ledger
+    }
+
+    private func record(_ ledger: inout SiteLedger, _ outputs: inout [OutputRecord]) async {
+        await store.recordOutputs(outputs)
+        outputs = []
+        let (pages, placed) = ledger.takeUnrecorded()
+        await store.record(pages: pages, placed: placed)
+    }
+}
+
+/// What every page of the stream shares: the run, the images being resolved, the image files being
+/// written, the rewriter.
+struct PageStream: Sendable {
+    let run: BuildRun
+    let demand: ImageDemand
+    let files: ImageFiles
+    let missing: MissingImageFiles
+    let rewriter: PageRewriter
+    /// With `--out` and `output.originals = "referenced"`: the names of the site's image files, to see
+    /// which a page mentions.
+    let siteImageNames: Set<String>
+
+    var plan: BuildPlan { run.plan }
+
+    init(run: BuildRun, demand: ImageDemand, siteImageNames: Set<String>) {
+        self.run = run
+        self.demand = demand
+        self.siteImageNames = siteImageNames
+        let config = run.plan.configuration
+        files = ImageFiles(cache: run.services.cache, directory: run.plan.imagesFolder)
+        missing = MissingImageFiles(run: run, files: files)
+        let cache = run.services.cache
+        // Small files in a page's first screen are written into it (`output.inline_images`).
+        rewriter = PageRewriter(output: config.output, images: config.images, renderer: run.plan.renderer) { variant in
+            guard case .found(let bytes) = cache.readBlobHere(variant.blob) else { return nil }
+            return bytes
+        }
+    }
+
+    /// A page prepared: done (nothing to write), or rewritten in memory and waiting for its turn.
+    enum Prepared: Sendable {
+        case done(BuiltPage)
+        case write(PageDraft)
+    }
+
+    /// A page read, scanned, given its images and rewritten, not yet written.
+    struct PageDraft: Sendable {
+        var page: PageToBuild
+        var loaded: LoadedPage
+        var built: BuiltPage
+        /// Nil for a page nested too deep to parse: it is copied as it is.
+        var model: PageModel?
+        var images = PageImages()
+        var priority: LoadingPriority?
+        var rewrite: PageRewrite?
+    }
+
+    /// One page, from its source to its rewrite in memory.
+    func prepare(_ page: PageToBuild) async -> Prepared {
+        let loaded: LoadedPage
+        switch load(page) {
+        case .success(let page): loaded = page
+        case .failure(let problem): return .done(unsettled(page, problem.diagnostic))
+        }
+        if page.touched, let previous = page.previous, loaded.isAsBuilt(previous) {
+            var state = previous
+            state.size = loaded.siteStamp.size
+            state.modified = loaded.siteStamp.modified
+            if !state.written.isEmpty, let hash = loaded.siteHash { state.written = [hash] }
+            run.progress.update { $0.pagesUnchanged += 1 }
+            var built = BuiltPage(state: state, unchanged: true)
+            // With `--out`, its output is the rewrite, which the copying of the rest of the site leaves.
+            if !plan.inPlace && state.output != nil { built.placed[page.path] = .mirror }
+            return .done(built)
+        }
+        run.progress.update { $0.pagesScanned += 1 }
+        guard let model = model(of: loaded) else { return unparsed(page, loaded) }
+        let images = await resolve(model)
+        var built = BuiltPage(state: loaded.unsettledState(plan), scanned: true)
+        built.references = model.scan.references.count
+        built.diagnostics = loaded.notes + model.diagnostics + images.failureWarnings(model)
+        let priority = model.priority(output: plan.configuration.output, plan: rewriter.plan, images: images)
+        if plan.reports { built.report = report(model, images, priority) }
+        guard plan.writesSite else {
+            if plan.check { built.remaining = remaining(model, images) }
+            return .done(built)
+        }
+        guard page.writable else {
+            // Read for what it uses, never written.
+            built.state.images = model.uses(nil, publicPaths: plan.scanSettings.ownPrefixes).map(\.name)
+            built.state.imagesKnown = true
+            return .done(built)
+        }
+        var draft = PageDraft(page: page, loaded: loaded, built: built, model: model, images: images, priority: priority)
+        if let requests = model.requests {
+            draft.rewrite = rewriter.rewrite(model.scan, requests: requests, images: images.image(for:), priority: priority)
+        }
+        return .write(draft)
+    }
+
+    /// The page's images, each asked of the demand at once (the page waits for its own only). URLs
+    /// that name one image (they differ in ignored query parameters) are asked once, by the first of
+    /// them in order, with what all of them ask for.
+    private func resolve(_ model: PageModel) async -> PageImages {
+        let manager = run.services.manager
+        var byKey: [OriginalKey: (source: ImageSource, request: VariantRequest)] = [:]
+        var sources: [ImageSource: OriginalKey] = [:]
+        for (source, request) in model.demand {
+            let key = manager.key(for: source)
+            sources[source] = key
+            if let known = byKey[key] {
+                byKey[key] = (min(known.source, source), known.request.union(request))
+            } else {
+                byKey[key] = (source, request)
+            }
+        }
+        guard !byKey.isEmpty else { return PageImages() }
+        let demand = self.demand
+        var resolved: [OriginalKey: Resolution] = [:]
+        await withTaskGroup(of: (OriginalKey, Resolution?).self) { group in
+            for (key, wanted) in byKey {
+                group.addTask { (key, await demand.resolution(of: wanted.source, request: wanted.request)) }
+            }
+            for await (key, resolution) in group { resolved[key] = resolution }
+        }
+        var images = PageImages()
+        for (source, key) in sources { images.resolutions[source] = resolved[key] }
+        return images
+    }
+}
