@@ -34,7 +34,7 @@ TEST_TMPROOT := $(shell d=/dev/shm; \
 # open to all like /tmp, since the write-error tests run imgbake as `nobody`.
 WITH_TEST_TMPDIR = t=$$(mktemp -d $(TEST_TMPROOT)/imgbake-tests.XXXXXX) && trap 'rm -rf "$$t"' EXIT INT TERM && chmod 1777 "$$t" && TMPDIR="$$t/" $(1)
 
-.PHONY: all deps dist-deps build release dist dist-check demo test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo docs test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
 
 deps:
@@ -80,6 +80,22 @@ dist-check: dist
 # take a second either way (the image work is libvips'). `make release` for real sites and benchmarks.
 demo: build
 	IMGBAKE=.build/debug/imgbake bash Examples/demo.sh
+
+# The documentation site (mkdocs.yml, docs/): the reference pages written from the binary itself
+# (tools/docs-reference.py: every configuration key from the reader's own table, every command's
+# --help), MkDocs into out/docs with --strict (a broken link between pages fails it), then imgbake over
+# the result as over any site (the docs' images become local, responsive files), then every internal
+# link and image of the rewritten site checked (tools/check-links.py). Open out/docs/index.html.
+DOCS_IMAGES := astronaut.jpg
+DOCS_IMGBAKE = "$$($(SWIFT) build --show-bin-path)/imgbake"
+docs: build
+	@python3 -c 'import mkdocs, material' 2>/dev/null || python3 -m pip install -q '$(MKDOCS)' \
+	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
+	python3 tools/docs-reference.py $(DOCS_IMGBAKE) docs/reference
+	mkdir -p docs/img && cp $(addprefix Examples/images/,$(DOCS_IMAGES)) docs/img/
+	rm -rf out/docs && NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet
+	$(DOCS_IMGBAKE) build out/docs --config docs/imgbake.toml --cache-dir out/docs-cache
+	python3 tools/check-links.py out/docs
 
 test: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
