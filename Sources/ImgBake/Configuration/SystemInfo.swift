@@ -25,7 +25,7 @@ public enum SystemInfo {
     /// imgbake's version, and the one place it is written: the User-Agent, the build fingerprint, the
     /// report, `imgbake --version`, and through that the packages (`make dist` asks the binary). The
     /// CHANGELOG's latest released heading says the same (`VersionTests`).
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// The version as shown (`imgbake --version`, the report): `+dirty` after it when the binary was
     /// built from a tree with uncommitted changes. Never in a key or a fingerprint: those use `version`.
