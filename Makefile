@@ -10,12 +10,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
-        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core
+        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
-# the MkDocs example needs mkdocs-material, also from PyPI.
+# the MkDocs example and `make docs` need mkdocs-material, also from PyPI. check-jsonschema checks the
+# CI files against the GitHub and GitLab schemas it carries (tools/check-workflows.py), from PyPI too;
+# shellcheck, for the scripts in them, is a Debian package.
 MOTO := moto[server]>=5,<6
 MKDOCS := mkdocs-material>=9,<10
+CHECK_JSONSCHEMA := check-jsonschema>=0.29,<1
 
 # What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
 # mmdebstrap for the clean Debian root, jq for the GitHub Action's summary, python3-yaml to read
@@ -105,6 +108,9 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
 	@python3 -c 'import websocket' 2>/dev/null || python3 -m pip install -q websocket-client \
 	  || python3 -m pip install -q --break-system-packages websocket-client
+	@python3 -c 'import check_jsonschema' 2>/dev/null || python3 -m pip install -q '$(CHECK_JSONSCHEMA)' \
+	  || python3 -m pip install -q --break-system-packages '$(CHECK_JSONSCHEMA)'
+	python3 tools/check-workflows.py
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build)
 
@@ -114,8 +120,9 @@ check:
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build --filter ImgBakeUnitTests)
 
-# One run of the shared benchmark (../shared/bench) with imgbake beside the pyvips script, Hugo and the
-# libvips CLI, and the ratios; Benchmarks/README.md keeps the latest table. About 5 minutes.
+# One run of the external benchmark harness (BENCH=its folder, ../shared/bench by default) with imgbake
+# beside the pyvips script, Hugo and the libvips CLI, and the ratios; Benchmarks/README.md keeps the
+# latest table. About 5 minutes.
 bench: release
 	bash Benchmarks/bench.sh
 
