@@ -12,7 +12,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Reads `imgbake.toml` (the contract in ARCHITECTURE.md) into a `Configuration`. Every key is
+/// Reads `imgbake.toml` into a `Configuration`: the keys are `ConfigurationKey.all`. Every key is
 /// optional; unknown keys and bad values are errors. Relative paths are relative to the file's folder.
 public enum ConfigurationFile {
     public static let defaultName = "imgbake.toml"
