@@ -1,6 +1,6 @@
 import Digest
 
-/// The keys of the data flow (see ARCHITECTURE.md, "Keys"): types, not strings passed around.
+/// The keys of the data flow: types, not strings passed around.
 
 /// The SHA-256 of some bytes: the name of a blob. Identical bytes reached through different URLs are
 /// one blob.

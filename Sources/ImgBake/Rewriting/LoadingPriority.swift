@@ -1,5 +1,5 @@
 /// Which images of a page load first. Lighthouse flags a lazily loaded Largest Contentful Paint image,
-/// and the image first asked for used to be the page's first (a 48 px logo), so:
+/// and a page's first image is often not it (a 48 px logo), so:
 /// - the first screen: references within `output.fold` bytes of markup from the start of `main` or
 ///   `article` (twice that from `body` when the page has neither; anything before that start, a site
 ///   header, too), up to the likely LCP image when there is one, are not lazy; everything further down
