@@ -80,7 +80,13 @@ struct Reader {
             case "originals": config.output.originals = try choice(name, node)
             case "fold": config.output.foldBytes = try integer(name, node, in: 0...10_000_000)
             case "lcp": config.output.lcp = try choice(name, node)
-            case "relative_urls": config.output.relativeURLs = try bool(name, node)
+            case "relative_urls":
+                switch node.value {
+                case .bool(let value): config.output.relativeURLs = value ? .always : .never
+                case .string("auto"): config.output.relativeURLs = .auto
+                case .string(let text): throw fail(name, node, "\"\(text)\" is not true, false or \"auto\"")
+                default: throw fail(name, node, "expected true, false or \"auto\", found \(node.value.typeName)")
+                }
             case "inline_images": config.output.inlineBytes = try integer(name, node, in: 0...65_536)
             case "base_url":
                 let text = try string(name, node)
