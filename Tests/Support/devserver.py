@@ -9,7 +9,7 @@ exit 1 when a check fails. The server (and its children) is stopped at the end.
 
     devserver.py --page /docs/ --edit docs/index.md --append TEXT --marker astronaut- -- mkdocs serve -a 127.0.0.1:{port}
 """
-import argparse, html.parser, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, html.parser, http.client, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"<svg", b"<?xml")
 
@@ -32,9 +32,16 @@ def fetch(url, timeout=10):
         return response.status, response.read()
 
 
+# What a fetch can meet while the server writes the file it serves (a page rewritten in place).
+TRANSIENT = (urllib.error.URLError, OSError, http.client.HTTPException)
+
+
 def check(page_url):
     """The page's images: how many, how many loaded from the server, and what went wrong."""
-    status, body = fetch(page_url)
+    try:
+        status, body = fetch(page_url)
+    except TRANSIENT as error:
+        return {"images": 0, "loaded": 0, "imgbake": 0, "problems": ["the page: %s" % error]}, ""
     parser = Images()
     parser.feed(body.decode("utf-8", "replace"))
     origin = urllib.parse.urlsplit(page_url).netloc
@@ -47,7 +54,7 @@ def check(page_url):
         local += "/_img/" in url
         try:
             image_status, image = fetch(url)
-        except (urllib.error.URLError, OSError) as error:
+        except TRANSIENT as error:
             problems.append("%s: %s" % (written, error))
             continue
         if image_status == 200 and image.lstrip().startswith(MAGIC):
@@ -66,7 +73,7 @@ def wait_for(page_url, predicate, seconds):
             status, body = fetch(page_url, timeout=5)
             if status == 200 and predicate(body.decode("utf-8", "replace")):
                 return True
-        except (urllib.error.URLError, OSError):
+        except TRANSIENT:
             pass
         time.sleep(0.25)
     return False
@@ -91,11 +98,17 @@ def main():
                               start_new_session=True)
     page_url = "http://127.0.0.1:%d%s" % (port, arguments.page)
     result, ok = {"port": port}, False
+    started = time.monotonic()
     try:
         if not wait_for(page_url, lambda body: "_img/" in body, arguments.timeout):
             result["error"] = "the page was not served with imgbake's images within %d s" % arguments.timeout
             return
-        result["before"], body = check(page_url)
+        # Judged once it settles, as after the edit: the first build may still be writing.
+        while True:
+            result["before"], body = check(page_url)
+            if not result["before"]["problems"] or time.monotonic() > started + arguments.timeout:
+                break
+            time.sleep(0.5)
         if arguments.marker in body:
             result["error"] = "the marker is on the page before the edit"
             return
