@@ -15,7 +15,7 @@ except ModuleNotFoundError:  # Python before 3.11
 
 INSTALL = ("imgbake is not installed: install the package from https://github.com/imgbake/imgbake/releases "
            "(Debian 12: `sudo apt install ./imgbake_<version>_amd64.deb`) or build it from source with `make release`, "
-           "then put `imgbake` on PATH or name it with the `binary` option or the IMGBAKE environment variable")
+           "then put `imgbake` on PATH or name it with %s or the IMGBAKE environment variable")
 
 # The keys of imgbake.toml whose values are paths, relative to the file that holds them
 # (Sources/ImgBake/Configuration/ConfigurationFile.swift): made absolute, since imgbake reads the
@@ -30,14 +30,14 @@ class ImgbakeError(Exception):
     """A reason the site's images were not localised: no binary, bad settings, a failed build."""
 
 
-def find_binary(named=None):
+def find_binary(named=None, option="the plugin's `binary` option"):
     """The imgbake executable: `named` (a path, or a command on PATH), else $IMGBAKE, else `imgbake`
-    on PATH."""
+    on PATH. `option` is how the generator's configuration names it, for the error."""
     named = named or os.environ.get("IMGBAKE")
     found = shutil.which(os.path.expanduser(named or "imgbake"))
     if found:
         return found
-    raise ImgbakeError(("imgbake binary %r not found or not executable. " % named if named else "") + INSTALL)
+    raise ImgbakeError(("imgbake binary %r not found or not executable. " % named if named else "") + INSTALL % option)
 
 
 def settings(base, config_file=None, options=None, defaults=None):
@@ -72,27 +72,28 @@ def write_settings(tables):
     return path
 
 
-def build(site, binary, config, log, cache_dir=None, args=()):
+def build(site, binary, config, log, cache_dir=None, args=(), prefix="imgbake: "):
     """Runs `imgbake build SITE` in place; every warning goes to `log.warning` and every note to
-    `log.info`, the summary to `log.info`. Raises ImgbakeError when the build fails (exit 1) or the
-    settings are wrong (exit 2), with imgbake's errors."""
+    `log.info`, the summary to `log.info`, each after `prefix` (MkDocs' plugin logger has its own).
+    Raises ImgbakeError when the build fails (exit 1) or the settings are wrong (exit 2), with
+    imgbake's errors."""
     command = [binary, "build", site, "--config", config]
     if cache_dir:
         command += ["--cache-dir", os.path.expanduser(cache_dir)]
     command += list(args)
-    log.debug("imgbake: running %s", " ".join(command))
+    log.debug("%srunning %s", prefix, " ".join(command))
     try:
         done = subprocess.run(command, capture_output=True, text=True)
     except OSError as error:
-        raise ImgbakeError("cannot run %s: %s. %s" % (binary, error.strerror, INSTALL))
+        raise ImgbakeError("cannot run %s: %s" % (binary, error.strerror))
     errors = []
     for line in done.stderr.splitlines():
         match = DIAGNOSTIC.match(line)
         if not match:
-            log.debug("imgbake: %s", line)  # progress
+            log.debug("%s%s", prefix, line)  # progress
             continue
         where = match["where"] if match["where"] not in ("", "imgbake") else None
-        message = "imgbake: %s%s" % (where + ": " if where else "", match["text"])
+        message = "%s%s%s" % (prefix, where + ": " if where else "", match["text"])
         if match["severity"] == "error":
             errors.append(message)
         elif match["severity"] == "warning":
@@ -101,7 +102,7 @@ def build(site, binary, config, log, cache_dir=None, args=()):
             log.info(message)
     for line in done.stdout.splitlines():
         if line.strip():
-            log.info("imgbake: %s", line.strip().removeprefix("imgbake: "))
+            log.info("%s%s", prefix, line.strip().removeprefix("imgbake: "))
     if done.returncode != 0:
         raise ImgbakeError("imgbake build %s failed (exit %d)%s" % (site, done.returncode,
                                                                    ":\n" + "\n".join(errors) if errors else ""))

@@ -50,7 +50,7 @@ class ImgbakePlugin(BasePlugin[ImgbakeConfig]):
         if not self.config.enabled:
             return config
         try:
-            self.binary = _run.find_binary(self.config.binary)
+            self.binary = _run.find_binary(self.config.binary, "`binary:` under `imgbake` in mkdocs.yml")
             self.settings = _run.write_settings(self._settings(config))
         except _run.ImgbakeError as error:
             raise PluginError(str(error))
@@ -60,7 +60,7 @@ class ImgbakePlugin(BasePlugin[ImgbakeConfig]):
         if not self.config.enabled:
             return
         try:
-            _run.build(config.site_dir, self.binary, self.settings, log, cache_dir=self.config.cache_dir, args=self.config.args)
+            _run.build(config.site_dir, self.binary, self.settings, log, cache_dir=self.config.cache_dir, args=self.config.args, prefix="")
         except _run.ImgbakeError as error:
             raise PluginError(str(error))
 

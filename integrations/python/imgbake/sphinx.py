@@ -20,6 +20,7 @@ from sphinx.util import logging
 from imgbake import __version__, _run
 
 logger = logging.getLogger(__name__)
+OPTION = "`imgbake_binary` in conf.py"
 
 
 class _Log:
@@ -44,7 +45,7 @@ def _prepare(app):
     if not _applies(app):
         return
     try:
-        _run.find_binary(app.config.imgbake_binary)
+        _run.find_binary(app.config.imgbake_binary, OPTION)
     except _run.ImgbakeError as error:
         raise ExtensionError(str(error), modname=__name__)
 
@@ -61,7 +62,7 @@ def _build_finished(app, exception):
         defaults["output"] = {"base_url": config.html_baseurl}
     try:
         settings = _run.settings(app.confdir, written and os.path.join(app.confdir, written), config.imgbake_settings, defaults)
-        _run.build(app.outdir, _run.find_binary(config.imgbake_binary), _run.write_settings(settings), _Log(),
+        _run.build(app.outdir, _run.find_binary(config.imgbake_binary, OPTION), _run.write_settings(settings), _Log(),
                    cache_dir=config.imgbake_cache_dir, args=config.imgbake_args)
     except _run.ImgbakeError as error:
         raise ExtensionError(str(error), modname=__name__)
