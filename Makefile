@@ -8,10 +8,13 @@ export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-w
   [ -z "$$(git -C "$(CURDIR)" status --porcelain 2>/dev/null)" ] && echo clean || echo dirty)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
-        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
+        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
         jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
+# python3-venv: GeneratorPluginTests install the MkDocs and Sphinx plugins as users do, with pip into a
+# virtual environment of their own (MkDocs, mkdocs-material and sphinx-autobuild from PyPI there; the
+# Jekyll gem with Debian's gem into a GEM_HOME).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
 # the MkDocs example and `make docs` need mkdocs-material, also from PyPI. check-jsonschema checks the
 # CI files against the GitHub and GitLab schemas it carries (tools/check-workflows.py), from PyPI too;

@@ -102,7 +102,7 @@ import ImgBakeTestSupport
             config.output.baseURL = RemoteURL.resolve("https://example.org/")
             config.requireAlt = .warn
             config.output.originals = layout == .outReferenced ? .referenced : .all
-            config.output.relativeURLs = layout == .inPlaceRelative
+            config.output.relativeURLs = layout == .inPlaceRelative ? .always : .never
         }
         world.write("img/a.png", Paths.fixture("colour/two-colours.png"))
         world.write("img/b.jpg", Paths.fixture("metadata/camera.jpg"))

@@ -73,6 +73,18 @@ public enum OriginalsPolicy: String, Sendable, CaseIterable {
     case referenced
 }
 
+/// `output.relative_urls`: how an HTML page (and, when forced, a stylesheet) refers to image files.
+public enum RelativeURLPolicy: String, Sendable, CaseIterable {
+    /// Each HTML page as its own links are written (`PageLinks.arePageRelative`): relative on a site
+    /// that opens from disk (Sphinx, MkDocs), the public path on one served from its root (Hugo,
+    /// Jekyll's `relative_url`). Stylesheets keep the public path.
+    case auto
+    /// `true`: every HTML page and stylesheet relative to itself.
+    case always = "true"
+    /// `false`: the public path everywhere.
+    case never = "false"
+}
+
 public enum LCPPolicy: String, Sendable, CaseIterable {
     /// The first large image in the first screen of the page's content.
     case auto
@@ -120,10 +132,11 @@ public struct OutputSettings: Sendable {
     /// Whether the page's likely Largest Contentful Paint image is found and given priority
     /// (`fetchpriority="high"`, no lazy loading, a preload for a background).
     public var lcp = LCPPolicy.auto
-    /// Pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's `relativeURLs`:
-    /// the site works from any folder, and opened from disk. Feeds and social cards stay absolute
-    /// (under `base_url`); Markdown keeps the public path (its page's URL is the generator's to decide).
-    public var relativeURLs = false
+    /// Whether pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's
+    /// `relativeURLs`, so the site works from any folder and opened from disk. Feeds and social cards
+    /// stay absolute (under `base_url`); Markdown keeps the public path (its page's URL is the
+    /// generator's to decide).
+    public var relativeURLs = RelativeURLPolicy.auto
     /// Images in the first screen whose file is at most this many bytes are written into the page as
     /// `data:` URIs (0: never), unless the page's Content-Security-Policy forbids `data:` images.
     public var inlineBytes = 1500

@@ -54,8 +54,16 @@ extension ConfigurationKey {
                    "`auto`: the likely Largest Contentful Paint image gets `fetchpriority=\"high\"` (or a preload); `off` leaves priorities alone."),
             integer("output.inline_images", 0...65_536, \.output.inlineBytes,
                     "First-screen images whose smallest file is at most this many bytes become `data:` URIs (0: never)."),
-            bool("output.relative_urls", \.output.relativeURLs,
-                 "Pages refer to image files relative to themselves, so the site works from any folder and from disk."),
+            Self("output.relative_urls", "true, false or \"auto\"", default: TOMLText.string(defaults.output.relativeURLs.rawValue),
+                 "Whether pages refer to image files relative to themselves (`../_img/a.webp`), so the site works from any folder and from disk: `auto` as each HTML page's own links are written, `true` every HTML page and stylesheet, `false` none.") {
+                (reader, name, node, config) throws(ConfigurationError) in
+                switch node.value {
+                case .bool(let value): config.output.relativeURLs = value ? .always : .never
+                case .string("auto"): config.output.relativeURLs = .auto
+                case .string(let text): throw reader.fail(name, node, "\"\(text)\" is not true, false or \"auto\"")
+                default: throw reader.fail(name, node, "expected true, false or \"auto\", found \(node.value.typeName)")
+                }
+            },
             choice("output.image_links", \.output.imageLinks,
                    "An `<a href>` around an image that points at an image file: the widest variant, or left as it is."),
             choice("output.originals", \.output.originals,

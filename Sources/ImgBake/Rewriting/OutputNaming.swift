@@ -6,11 +6,16 @@ public struct OutputNaming: Sendable {
         self.publicPath = publicPath.hasSuffix("/") ? publicPath : publicPath + "/"
     }
 
-    /// How `page` (a path in the site) refers to the images folder: the public path, or with
-    /// `output.relative_urls` a path relative to the page (`../_img/` from `posts/a.html`) for HTML and
-    /// stylesheets.
-    public static func forPage(_ page: String, kind: SourceFile.Kind, output: OutputSettings) -> OutputNaming {
-        guard output.relativeURLs, kind == .html || kind == .css, !output.publicPathIsAbsolute else { return OutputNaming(publicPath: output.publicPath) }
+    /// How `page` (a path in the site) refers to the images folder: the public path, or a path
+    /// relative to the page (`../_img/` from `posts/a.html`) for an HTML page whose own `links` are
+    /// relative (`output.relative_urls = "auto"`), or for every HTML page and stylesheet (`true`).
+    public static func forPage(_ page: String, kind: SourceFile.Kind, links: PageLinks = PageLinks(), output: OutputSettings) -> OutputNaming {
+        let relative = switch output.relativeURLs {
+        case .always: kind == .html || kind == .css
+        case .auto: kind == .html && links.arePageRelative
+        case .never: false
+        }
+        guard relative, !output.publicPathIsAbsolute else { return OutputNaming(publicPath: output.publicPath) }
         let depth = page.split(separator: "/", omittingEmptySubsequences: true).count - 1
         return OutputNaming(publicPath: String(repeating: "../", count: max(0, depth)) + output.imagesDirectory + "/")
     }

@@ -39,7 +39,7 @@ public struct PageRewriter: Sendable {
     func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?,
                  priority: LoadingPriority) -> PageRewrite {
         // Files named as the page refers to them: the public path, or relative to the page.
-        let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, output: output)
+        let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, links: scan.links, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
         let writer = ReferenceWriter(naming: naming, rootNaming: self.naming, output: output)
         var draft = Draft()
