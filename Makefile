@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
-        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
+        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # python3-venv: GeneratorPluginTests install the MkDocs and Sphinx plugins as users do, with pip into a
 # virtual environment of their own (MkDocs, mkdocs-material and sphinx-autobuild from PyPI there; the

@@ -43,20 +43,26 @@ extension BuildRun {
                     turn.append(prepared)
                     written += 1
                 }
-                if failure == nil && !turn.isEmpty {
-                    do throws(BuildError) {
-                        for page in try await stream.write(turn) { outputs += ledger.add(page) }
-                    } catch {
-                        failure = error
-                    }
-                    if plan.writesSite, ledger.states.count - ledger.recorded >= Self.recordBatch { await record(&ledger, &outputs) }
-                }
+                if failure == nil && !turn.isEmpty { failure = await write(turn, stream, into: &ledger, &outputs) }
                 admit()
             }
         }
         if plan.writesSite { await record(&ledger, &outputs) }
         if let failure { throw failure }
         return ledger
+    }
+
+    /// Pages whose turn came, written; their states recorded once a batch is full. The error that
+    /// stops the build, if one does.
+    private func write(_ turn: [PageStream.Prepared], _ stream: PageStream, into ledger: inout SiteLedger,
+                       _ outputs: inout [OutputRecord]) async -> BuildError? {
+        do throws(BuildError) {
+            for page in try await stream.write(turn) { outputs += ledger.add(page) }
+        } catch {
+            return error
+        }
+        if plan.writesSite, ledger.states.count - ledger.recorded >= Self.recordBatch { await record(&ledger, &outputs) }
+        return nil
     }
 
     private func record(_ ledger: inout SiteLedger, _ outputs: inout [OutputRecord]) async {
@@ -121,17 +127,7 @@ struct PageStream: Sendable {
         case .success(let page): loaded = page
         case .failure(let problem): return .done(unsettled(page, problem.diagnostic))
         }
-        if page.touched, let previous = page.previous, loaded.isAsBuilt(previous) {
-            var state = previous
-            state.size = loaded.siteStamp.size
-            state.modified = loaded.siteStamp.modified
-            if !state.written.isEmpty, let hash = loaded.siteHash { state.written = [hash] }
-            run.progress.update { $0.pagesUnchanged += 1 }
-            var built = BuiltPage(state: state, unchanged: true)
-            // With `--out`, its output is the rewrite, which the copying of the rest of the site leaves.
-            if !plan.inPlace && state.output != nil { built.placed[page.path] = .mirror }
-            return .done(built)
-        }
+        if let unchanged = unchanged(page, loaded) { return .done(unchanged) }
         run.progress.update { $0.pagesScanned += 1 }
         guard let model = model(of: loaded) else { return unparsed(page, loaded) }
         let images = await resolve(model)
@@ -155,6 +151,21 @@ struct PageStream: Sendable {
             draft.rewrite = rewriter.rewrite(model.scan, requests: requests, images: images.image(for:), priority: priority)
         }
         return .write(draft)
+    }
+
+    /// A page only touched since its last build (its stamp changed, its bytes did not): left as it is,
+    /// with its new stamp.
+    private func unchanged(_ page: PageToBuild, _ loaded: LoadedPage) -> BuiltPage? {
+        guard page.touched, let previous = page.previous, loaded.isAsBuilt(previous) else { return nil }
+        var state = previous
+        state.size = loaded.siteStamp.size
+        state.modified = loaded.siteStamp.modified
+        if !state.written.isEmpty, let hash = loaded.siteHash { state.written = [hash] }
+        run.progress.update { $0.pagesUnchanged += 1 }
+        var built = BuiltPage(state: state, unchanged: true)
+        // With `--out`, its output is the rewrite, which the copying of the rest of the site leaves.
+        if !plan.inPlace && state.output != nil { built.placed[page.path] = .mirror }
+        return built
     }
 
     /// The page's images, each asked of the demand at once (the page waits for its own only). URLs

@@ -57,46 +57,51 @@ extension BuildRun {
     /// settings, a reference that failed, an output gone, an image whose original changed or went
     /// stale), and where each is read from.
     func triage(_ inventory: SiteInventory, previous: [String: PageState]) async -> PageTriage {
-        let config = plan.configuration
         let pages = zip(inventory.pages, inventory.stamps).map { (path: $0, stamps: $1) }
-        // `--refresh` revalidates every image, which needs every page; a shard build writes no pages and
-        // reads them all, whatever an earlier build left.
-        let everything = config.fetch.policy == .refresh || config.shard != nil
-        let restoring = plan.writesSite && !plan.inPlace
         // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
         let verdicts = pages.mapOnEveryCore(slice: 256) { slice in
             var seen: [String: Bool] = [:]
-            return slice.map { page in
-                verdict(page.path, page.stamps, previous[page.path], everything: everything, restoring: restoring, seen: &seen)
-            }
+            return slice.map { page in verdict(page.path, page.stamps, previous[page.path], seen: &seen) }
         }
         var triage = PageTriage(previous: previous, unchanged: [], toBuild: [])
-        var candidates: [(state: PageState, verdict: Verdict, stamp: FileStamp?)] = []
+        var candidates: [Candidate] = []
         for (verdict, page) in zip(verdicts, pages) {
             switch verdict {
             case .build(let source):
                 triage.toBuild.append(PageToBuild(path: page.path, previous: previous[page.path], source: source, stamp: page.stamps.site,
                                                   writable: !(plan.inPlace && inventory.linkedPages.contains(page.path))))
-            case .unchanged(let state), .lost(let state), .touched(let state): candidates.append((state, verdict, page.stamps.site))
+            case .unchanged(let state), .lost(let state), .touched(let state): candidates.append(Candidate(state, verdict, page.stamps.site))
             }
         }
-        // Pages whose images changed or went stale are built again: their originals are revalidated
-        // and the pages rewritten with what comes back.
+        await checkSources(of: candidates, into: &triage)
+        triage.toBuild.sort { $0.path < $1.path }
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = triage.unchanged.count }
+        return triage
+    }
+
+    /// A page whose last build holds by its state, stamp and outputs, before its images are checked.
+    private struct Candidate {
+        var state: PageState
+        var verdict: Verdict
+        var stamp: FileStamp?
+        init(_ state: PageState, _ verdict: Verdict, _ stamp: FileStamp?) { (self.state, self.verdict, self.stamp) = (state, verdict, stamp) }
+    }
+
+    /// Pages whose images changed or went stale are built again: their originals are revalidated and
+    /// the pages rewritten with what comes back.
+    private func checkSources(of candidates: [Candidate], into triage: inout PageTriage) async {
         let sources = await SourceCheck.of(Set(candidates.flatMap(\.state.keys)), self)
-        for (state, verdict, stamp) in candidates {
-            let holds = sources.holds(state.keys, state.sources)
-            switch verdict {
+        for candidate in candidates {
+            let state = candidate.state, holds = sources.holds(state.keys, state.sources)
+            switch candidate.verdict {
             case .unchanged where holds: triage.unchanged.append(state)
             case .lost where holds: triage.lost.append(state)
             case .touched:
-                triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: .siteFile, stamp: stamp, touched: holds))
+                triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: .siteFile, stamp: candidate.stamp, touched: holds))
             default:
                 triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: source(of: state), stamp: state.stamp))
             }
         }
-        triage.toBuild.sort { $0.path < $1.path }
-        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = triage.unchanged.count }
-        return triage
     }
 
     private enum Verdict {
@@ -110,12 +115,11 @@ extension BuildRun {
     }
 
     /// Whether the page's last build still holds, by its state, its file's stamp and its outputs.
-    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, everything: Bool, restoring: Bool,
-                         seen: inout [String: Bool]) -> Verdict {
+    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, seen: inout [String: Bool]) -> Verdict {
         guard let state = previous, let stamp = stamps.site else { return .build(.siteFile) }
         // A site file other than the build left it is read: a new source, or the same bytes touched.
         let touched = stamp != state.stamp
-        guard !everything, state.fingerprint == plan.fingerprint, state.complete else { return .build(touched ? .siteFile : source(of: state)) }
+        guard !plan.readsEveryPage, state.fingerprint == plan.fingerprint, state.complete else { return .build(touched ? .siteFile : source(of: state)) }
         let imagesFolder = plan.imagesFolder + "/"
         let outputsThere = state.images.allSatisfy { name in
             if let known = seen[name] { return known }
@@ -132,7 +136,7 @@ extension BuildRun {
         if touched { return .build(.siteFile) }
         // Restored only when the output page is as written or gone: one that is there but different
         // may be newer than this state (a build that wrote it and was killed before recording it).
-        return restoring && state.kept != nil && (stamps.output == written || stamps.output == nil) ? .lost(state) : .build(.siteFile)
+        return plan.restoresLostOutputs && state.kept != nil && (stamps.output == written || stamps.output == nil) ? .lost(state) : .build(.siteFile)
     }
 
     /// In place, a page whose site file is the rewrite the last build left is built from the source the

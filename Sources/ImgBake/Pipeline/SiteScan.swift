@@ -36,52 +36,56 @@ public struct SiteScan: Sendable {
         }
         let inventory = SiteInventory.walk(site, skipping: [])
         let plan = try BuildPlan(config, now: 0)
-        let settings = plan.scanSettings, maxBytes = config.maxPageBytes, output = config.output
-        let variantPlan = VariantPlan(settings: config.images), pageSettings = plan.pageSettings
+        let variants = VariantPlan(settings: config.images)
         var diagnostics = inventory.diagnostics
-        // A batch of pages at a time, each read and scanned once on every core, in page order.
         for batch in inventory.pages.batches(of: BuildRun.window) {
-            let results = await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
-                var next = batch.startIndex
-                func submit() {
-                    let index = next, path = batch[index]
-                    group.addTask {
-                        switch PageFile.read(path, site: site, maxBytes: maxBytes) {
-                        case .failure(let problem): return (index, .failure(problem))
-                        case .success(let (bytes, _)):
-                            guard let scan = PageFile.scan(path, bytes, settings: settings) else { return (index, .failure(PageFile.tooDeep(path, bytes))) }
-                            var model = PageModel(scan, settings: pageSettings)
-                            model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
-                            return (index, .success(model))
-                        }
-                    }
-                    next += 1
-                }
-                while next < batch.endIndex && next - batch.startIndex < max(2, jobs * 2) { submit() }
-                var results: [Int: Result<PageModel, PageFile.ReadError>] = [:]
-                while let (index, result) = await group.next() {
-                    results[index] = result
-                    if next < batch.endIndex { submit() }
-                }
-                return results
-            }
-            for index in batch.indices {
-                switch results[index] {
-                case .failure(let problem)?: diagnostics.append(problem.diagnostic)
-                case .success(let model)?:
+            for result in await models(of: batch, plan) {
+                switch result {
+                case .failure(let problem): diagnostics.append(problem.diagnostic)
+                case .success(let model):
                     diagnostics += model.scan.diagnostics
                     // `scan` has no images: an image of unknown size counts as large.
-                    let priority = model.priority(output: output, plan: variantPlan, images: nil)
+                    let priority = model.priority(output: config.output, plan: variants, images: nil)
                     for (position, reference) in model.scan.references.enumerated() {
                         body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
                                    kind: reference.kind, url: reference.source.description,
                                    lcp: priority.candidate?.index == position ? priority.candidate?.reason : nil))
                     }
-                case nil: break
                 }
             }
         }
         return diagnostics
+    }
+
+    /// The models of `paths`, in their order, each page read and scanned once, `jobs × 2` at a time.
+    private static func models(of paths: ArraySlice<String>, _ plan: BuildPlan) async -> [Result<PageModel, PageFile.ReadError>] {
+        let site = plan.configuration.site, maxBytes = plan.configuration.maxPageBytes
+        let settings = plan.scanSettings, pageSettings = plan.pageSettings
+        return await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
+            var next = paths.startIndex
+            func submit() {
+                let index = next, path = paths[index]
+                group.addTask {
+                    switch PageFile.read(path, site: site, maxBytes: maxBytes) {
+                    case .failure(let problem): return (index, .failure(problem))
+                    case .success(let (bytes, _)):
+                        guard let scan = PageFile.scan(path, bytes, settings: settings) else { return (index, .failure(PageFile.tooDeep(path, bytes))) }
+                        var model = PageModel(scan, settings: pageSettings)
+                        // What the entries need is kept; the bytes go with the page.
+                        model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
+                        return (index, .success(model))
+                    }
+                }
+                next += 1
+            }
+            while next < paths.endIndex && next - paths.startIndex < max(2, plan.configuration.jobs * 2) { submit() }
+            var results: [Int: Result<PageModel, PageFile.ReadError>] = [:]
+            while let (index, result) = await group.next() {
+                results[index] = result
+                if next < paths.endIndex { submit() }
+            }
+            return paths.indices.compactMap { results[$0] }
+        }
     }
 
     /// The entries as a JSON array, as `JSONEncoder` would write it whole.
