@@ -153,7 +153,7 @@ vitals: release
 # in each chain).
 stress: deps
 	$(SWIFT) build --build-tests
-	$(call WITH_TEST_TMPDIR,IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_KILLS=40 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|CrashSafetyTests')
+	$(call WITH_TEST_TMPDIR,IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_HISTORIES=60 IMGBAKE_STRESS_KILLS=40 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|InPlaceHistoryTests|CrashSafetyTests')
 
 # Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
 FUZZ_SECONDS ?= 60

@@ -268,15 +268,21 @@ final class World: @unchecked Sendable {
     /// A build, then the property: every reference resolves, and a clean build (fresh cache, fresh
     /// output) of the same sources at the same moment gives the same pages and, with `--out`, the same
     /// image files. In place the sources are the site as its generator last wrote it, not as earlier
-    /// builds rewrote it: same sources, same site.
+    /// builds rewrote it: same sources, same site. `together` builds at once (they take turns).
     @discardableResult
-    func buildAndCheck(_ mode: Mode, comment: String = "", sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> BuildResult {
+    func buildAndCheck(_ mode: Mode, together: Int = 1, comment: String = "",
+                       sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> BuildResult {
         let before = TemporaryFolder()
         try FileManager.default.copyItem(atPath: site.site, toPath: before.path + "/now")
-        let result = try await build(mode)
+        let results = try await withThrowingTaskGroup(of: BuildResult.self) { group in
+            for _ in 0..<together { group.addTask { try await self.build(mode) } }
+            return try await group.reduce(into: [BuildResult]()) { $0.append($1) }
+        }
+        let result = results[0]
+        for other in results.dropFirst() { #expect(other.exitCode == 0, Comment(rawValue: comment), sourceLocation: sourceLocation) }
         // A page whose kept source the cache lost (a damaged blob) is built from the page as it is,
         // and the build says so: from then on that is its source.
-        let lost = result.diagnostics.filter { $0.message.contains("is gone from the cache") }.compactMap { $0.location?.file }
+        let lost = results.flatMap(\.diagnostics).filter { $0.message.contains("is gone from the cache") }.compactMap { $0.location?.file }
         if mode == .inPlace { adoptSitePages(Set(lost), from: before.path + "/now") }
         try FileManager.default.copyItem(atPath: mode == .inPlace ? sources.path + "/site" : before.path + "/now", toPath: before.path + "/site")
         #expect(result.exitCode == 0, Comment(rawValue: comment), sourceLocation: sourceLocation)

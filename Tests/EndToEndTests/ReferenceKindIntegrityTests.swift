@@ -130,6 +130,22 @@ import ImgBakeTestSupport
             try await world.buildAndCheck(mode, comment: "\(comment), build \(build)")
             try expectOriginalsThere(world, mode, comment: "\(comment), build \(build)")
         }
+        if mode == .inPlace { try await expectCheckNamesWhatPagesUse(world, comment: comment) }
+    }
+
+    /// `--check` counts the files a page uses with the clean-up's own function: with every image file
+    /// gone, the files it says do not exist are exactly those the written pages name (by the test's
+    /// own pattern), which are exactly the files the clean-up kept.
+    func expectCheckNamesWhatPagesUse(_ world: World, comment: String) async throws {
+        let used = world.referencedFiles(.inPlace)
+        #expect(world.imageFiles(under: world.site.site) == used, "\(comment)")
+        for name in used { unlink(world.site.site + "/_img/" + name) }
+        var check = world.configuration(.inPlace)
+        check.check = true
+        let checked = try await Build(check, clock: world.clock).run()
+        let named = Set(checked.remaining.compactMap { $0.message.firstMatch(of: /_img\/([A-Za-z0-9._-]+), which does not exist/).map { String($0.output.1) } })
+        #expect(named == used, "--check named \(named.sorted()), the pages use \(used.sorted()). \(comment)")
+        #expect(checked.exitCode == (used.isEmpty ? checked.exitCode : 1), "\(comment)")
     }
 
     /// Every reference to one of the site's own images (`img/…`, however written) that the site has

@@ -5,6 +5,7 @@ extension PageStream {
     func write(_ turn: [Prepared]) async throws(BuildError) -> [BuiltPage] {
         var pages: [PageWrite] = []
         var built: [BuiltPage] = []
+        await recordFilesAboutToBePlaced(turn)
         for prepared in turn {
             switch prepared {
             case .done(let page): pages.append(PageWrite(done: page))
@@ -123,6 +124,20 @@ extension PageStream {
     private func mentions(_ bytes: [UInt8]) -> [String] {
         guard !siteImageNames.isEmpty else { return [] }
         return Originals.mentioned(in: bytes, among: siteImageNames).sorted()
+    }
+
+    /// The image files the turn is about to write, recorded as placed by imgbake before they are: a
+    /// build stopped after writing one and before recording it would otherwise leave a file no build
+    /// knows it may remove.
+    private func recordFilesAboutToBePlaced(_ turn: [Prepared]) async {
+        let folder = plan.imagesFolder + "/", directory = plan.configuration.output.imagesDirectory + "/"
+        var placed: [OutputPath: PlacedFile] = [:]
+        for case .write(let draft) in turn {
+            for output in draft.rewrite?.outputs ?? [] where placed[directory + output.fileName] == nil {
+                if FileStamp.of(folder + output.fileName) == nil { placed[directory + output.fileName] = .image }
+            }
+        }
+        await run.store.record(pages: [], placed: placed)
     }
 
     /// In place, before pages are written over their sources: their states, saying which source the
