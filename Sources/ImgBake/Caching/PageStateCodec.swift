@@ -1,6 +1,6 @@
-/// The text a page's state is stored as in the index. Not JSON: with Foundation's coders, decoding the
-/// states of 10,000 unchanged pages and encoding them again was two thirds of a no-op rebuild; this is
-/// a line per field, read with a few splits.
+/// The text a page's state is stored as in the index. Not JSON: Foundation's coders would make decoding
+/// and encoding the states of a large unchanged site most of a build that has nothing else to do; this
+/// is a line per field, read with a few splits.
 ///
 /// ```
 /// S4            version (earlier versions read as no state: the page is read once more)

@@ -82,8 +82,8 @@ struct SourceDigest: Sendable, Hashable {
 }
 
 /// A page state's references, kept as the lines the state stores them in (`PageStateCodec`): reports
-/// are their only reader, and making a value of each for every unchanged page was a third of reading
-/// the states of a large site.
+/// are their only reader, and making a value of each for every unchanged page would cost reading the
+/// states of a large site much more than the rest of them.
 struct RecordedReferences: Sendable, Equatable {
     /// One line per reference: line, column, kind and escaped URL, separated by tabs.
     let lines: String

@@ -158,9 +158,8 @@ public struct OutputSettings: Sendable {
 public struct ImageSettings: Sendable {
     /// Target widths; each is capped at the source width (never upscaled). 1,320 is there for phones:
     /// a full-width image on one needs its CSS width times its pixel ratio (360–430 × 2.625–3, up to
-    /// 1,290 px), and with nothing between 960 and 1,920 every phone took the 1,920 px file (measured
-    /// in Chromium as a 412 × 915 phone at 2.625: the blog page's bytes 0.075× the unprocessed page's
-    /// with 480/960/1,920, 0.042× with a width near 1,300; `make vitals`).
+    /// 1,290 px), and with nothing between 960 and 1,920 every phone would take the 1,920 px file
+    /// (`make vitals` measures a phone's page bytes).
     public var widths = [480, 960, 1320, 1920]
     /// Best first; the last `original` is the `<img>` fallback.
     public var formats: [OutputFormat] = [.webp, .original]

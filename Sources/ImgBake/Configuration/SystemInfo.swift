@@ -15,7 +15,8 @@ public enum SystemInfo {
     }
 
     /// glibc gives each thread an arena of its own and keeps freed memory there: with a pool of image
-    /// threads that makes a build's peak a third higher (bench: 831 MiB against 636 MiB with two arenas) at no gain in time.
+    /// threads that raises a build's peak memory by about a third (`make bench` shows the peak) at no
+    /// gain in time.
     /// Call first thing, before threads start. (The mmap threshold is set when libvips starts, see
     /// `imgbake_vips_start`.)
     public static func tuneMemoryAllocator() {

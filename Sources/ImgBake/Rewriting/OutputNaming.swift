@@ -26,8 +26,8 @@ public struct OutputNaming: Sendable {
         var name = source.lastPathSegment
         if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
         // On the bytes: only ASCII letters and digits are kept, and a run of anything else (a
-        // multi-byte character too) becomes one dash. Unicode properties per character were 5 % of a
-        // warm build's CPU.
+        // multi-byte character too) becomes one dash. Looking up Unicode properties per character
+        // would cost a warm build, which names every file it refers to, more than the rest of this.
         var out: [UInt8] = []
         var lastWasDash = true
         for byte in name.lowercased().utf8 {
