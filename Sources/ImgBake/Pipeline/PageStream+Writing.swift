@@ -2,10 +2,11 @@ extension PageStream {
     /// A page's turn: its image files written (those a rewrite put in, and those it already named that
     /// are missing), then, in place, the states of pages about to be written over their sources
     /// recorded together, then the pages written. Returns what became of each page, in order.
-    func write(_ turn: [Prepared]) async throws(BuildError) -> [BuiltPage] {
+    /// `known`: the image files named by the turns before, there or recorded as placed.
+    func write(_ turn: [Prepared], known: inout Set<String>) async throws(BuildError) -> [BuiltPage] {
         var pages: [PageWrite] = []
         var built: [BuiltPage] = []
-        await recordFilesAboutToBePlaced(turn)
+        await recordFilesAboutToBePlaced(turn, known: &known)
         for prepared in turn {
             switch prepared {
             case .done(let page): pages.append(PageWrite(done: page))
@@ -129,11 +130,12 @@ extension PageStream {
     /// The image files the turn is about to write, recorded as placed by imgbake before they are: a
     /// build stopped after writing one and before recording it would otherwise leave a file no build
     /// knows it may remove.
-    private func recordFilesAboutToBePlaced(_ turn: [Prepared]) async {
+    private func recordFilesAboutToBePlaced(_ turn: [Prepared], known: inout Set<String>) async {
         let folder = plan.imagesFolder + "/", directory = plan.configuration.output.imagesDirectory + "/"
         var placed: [OutputPath: PlacedFile] = [:]
         for case .write(let draft) in turn {
-            for output in draft.rewrite?.outputs ?? [] where placed[directory + output.fileName] == nil {
+            for output in draft.rewrite?.outputs ?? [] where !known.contains(output.fileName) {
+                known.insert(output.fileName)
                 if FileStamp.of(folder + output.fileName) == nil { placed[directory + output.fileName] = .image }
             }
         }

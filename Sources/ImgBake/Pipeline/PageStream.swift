@@ -7,6 +7,9 @@ extension BuildRun {
     static let window = 256
     /// Page states recorded together (one transaction).
     static let recordBatch = 256
+    /// Pages written together once ready in order: in place, the states of those about to be written
+    /// over their sources are recorded in one transaction per turn.
+    static let turn = 32
 
     /// Builds `triage.toBuild` as a stream. Each page is prepared on its own as soon as there is room
     /// — read, scanned, given its images as `demand` resolves them, rewritten — and pages are written
@@ -38,12 +41,16 @@ extension BuildRun {
             while let (index, prepared) = await group.next() {
                 running -= 1
                 ready[index] = prepared
-                var turn: [PageStream.Prepared] = []
-                while let prepared = ready.removeValue(forKey: written) {
-                    turn.append(prepared)
-                    written += 1
+                // A turn of at least `turn` pages (their records go together), unless the window is
+                // full or nothing more is coming.
+                var count = 0
+                while ready[written + count] != nil { count += 1 }
+                let due = count >= Self.turn || running + ready.count >= Self.window || (next == pages.count && running == 0)
+                if count > 0 && due {
+                    let turn = (written..<written + count).compactMap { ready.removeValue(forKey: $0) }
+                    written += count
+                    if failure == nil { failure = await write(turn, stream, into: &ledger, &outputs) }
                 }
-                if failure == nil && !turn.isEmpty { failure = await write(turn, stream, into: &ledger, &outputs) }
                 admit()
             }
         }
@@ -57,7 +64,7 @@ extension BuildRun {
     private func write(_ turn: [PageStream.Prepared], _ stream: PageStream, into ledger: inout SiteLedger,
                        _ outputs: inout [OutputRecord]) async -> BuildError? {
         do throws(BuildError) {
-            for page in try await stream.write(turn) { outputs += ledger.add(page) }
+            for page in try await stream.write(turn, known: &ledger.namedFiles) { outputs += ledger.add(page) }
         } catch {
             return error
         }

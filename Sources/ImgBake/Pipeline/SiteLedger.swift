@@ -33,6 +33,8 @@ struct SiteLedger: Sendable {
     private var unrecordedPlaced: [OutputPath: PlacedFile] = [:]
     /// Image files whose origin is recorded this build (once each).
     var recordedOutputs: Set<String> = []
+    /// Image files pages named this build, there or recorded as placed before they were written.
+    var namedFiles: Set<String> = []
     var diagnostics: [Diagnostic] = []
     var remaining: [Diagnostic] = []
     var report: ReportBuilder?
