@@ -57,9 +57,10 @@ struct SiteStateStore: Sendable {
 
     /// Keeps a page's bytes (as written with `--out`, or its source in place) as a blob, on the calling
     /// thread (pages are handled on every core). Nil when the cache cannot store.
-    func keepPage(_ bytes: [UInt8]) -> BlobID? {
+    /// `id`: the bytes' hash when the caller has it already.
+    func keepPage(_ bytes: [UInt8], as id: BlobID? = nil) -> BlobID? {
         guard cache.canStore else { return nil }
-        let id = BlobID(of: bytes)
+        let id = id ?? BlobID(of: bytes)
         return (try? cache.blobs.writeSmall(bytes, as: id)) == nil ? nil : id
     }
 

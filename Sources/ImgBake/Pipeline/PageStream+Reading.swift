@@ -81,6 +81,8 @@ extension PageStream {
         built.state.images = OwnImageReferences.unparsedUses(in: loaded.bytes, ownPrefix: plan.ownPublicPath,
                                                              publicPaths: plan.scanSettings.ownPrefixes).sorted()
         guard plan.writesSite, !plan.inPlace else { return .done(built) }
-        return .write(PageDraft(page: page, loaded: loaded, built: built, model: nil))
+        var draft = PageDraft(page: page, loaded: loaded, built: built, model: nil)
+        shape(&draft)
+        return .write(draft)
     }
 }

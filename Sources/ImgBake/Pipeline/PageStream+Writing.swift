@@ -1,90 +1,82 @@
 extension PageStream {
     /// A page's turn: its image files written (those a rewrite put in, and those it already named that
     /// are missing), then, in place, the states of pages about to be written over their sources
-    /// recorded together, then the pages written. Returns what became of each page, in order.
+    /// recorded together, then the pages written. Returns what became of each page, in order. Only
+    /// this ordered I/O happens here; what each page becomes was shaped when it was prepared.
     /// `known`: the image files named by the turns before, there or recorded as placed.
     func write(_ turn: [Prepared], known: inout Set<String>) async throws(BuildError) -> [BuiltPage] {
-        var pages: [PageWrite] = []
-        var built: [BuiltPage] = []
         await recordFilesAboutToBePlaced(turn, known: &known)
+        var drafts: [PageDraft?] = []
+        var built: [BuiltPage] = []
         for prepared in turn {
             switch prepared {
-            case .done(let page): pages.append(PageWrite(done: page))
-            case .write(let draft): pages.append(try await settle(draft))
+            case .done(let page): drafts.append(nil); built.append(page)
+            case .write(var draft):
+                try await settle(&draft)
+                drafts.append(draft)
+                built.append(draft.built)
             }
         }
-        if plan.inPlace { await recordIntents(pages) }
-        for page in pages { built.append(try await finish(page)) }
+        if plan.inPlace { await recordIntents(drafts.compactMap { $0 }) }
+        for (index, draft) in drafts.enumerated() {
+            if let draft { built[index] = try await finish(draft) }
+        }
         return built
     }
 
-    /// A page ready to be written: what it becomes, and the state it will be in.
-    struct PageWrite: Sendable {
-        var built: BuiltPage
-        var draft: PageDraft?
-        /// What the site file (in place) or the output file becomes, and its SHA-256.
-        var target: [UInt8] = []
-        var targetHash = ""
-
-        init(done: BuiltPage) { built = done }
-
-        init(_ draft: PageDraft, target: [UInt8], targetHash: String) {
-            built = draft.built
-            self.draft = draft
-            self.target = target
-            self.targetHash = targetHash
-        }
-
-        /// In place, the page imgbake writes over its source.
-        var rewritesSource: Bool { draft.map { targetHash != $0.loaded.hash } ?? false }
-    }
-
-    /// The page's image files written, and its state as it will be once the page is written.
-    private func settle(_ draft: PageDraft) async throws(BuildError) -> PageWrite {
-        var draft = draft
+    /// What the page becomes (the rewrite, or its source as it is: in place, over an earlier rewrite
+    /// whose images now fail, the source comes back), the files it uses, and the state it will be in
+    /// once written: on the page's own task, beside the others, before its turn.
+    func shape(_ draft: inout PageDraft) {
+        let loaded = draft.loaded
         guard let model = draft.model else {
             // Too deep to parse: copied as it is.
-            return PageWrite(draft, target: draft.loaded.bytes, targetHash: draft.loaded.hash)
+            draft.target = loaded.bytes
+            draft.targetHash = loaded.hash
+            return
         }
-        try await writeImages(&draft, model)
         let rewrite = draft.rewrite ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
-        let uses = model.uses(rewrite, publicPaths: plan.scanSettings.ownPrefixes)
-        draft.built.diagnostics += try await writeMissing(uses, rewrite, &draft.built.files)
-        draft.built.diagnostics += rewrite.diagnostics
+        draft.target = rewrite.bytes ?? loaded.bytes
+        draft.targetHash = rewrite.bytes.map { BlobID(of: $0).hex } ?? loaded.hash
+        draft.uses = model.uses(rewrite, publicPaths: plan.scanSettings.ownPrefixes)
         draft.built.localised = rewrite.localised
         draft.built.outputs = outputRecords(rewrite, draft.images)
-        // What the page becomes: the rewrite, or its source as it is (in place, over an earlier rewrite
-        // whose images now fail, the source comes back).
-        let target = rewrite.bytes ?? draft.loaded.bytes
-        var write = PageWrite(draft, target: target, targetHash: rewrite.bytes.map { BlobID(of: $0).hex } ?? draft.loaded.hash)
-        let loaded = draft.loaded
         var state = PageState(path: loaded.path, fingerprint: plan.fingerprint, sourceHash: loaded.hash, size: loaded.siteStamp.size,
                               modified: loaded.siteStamp.modified, output: nil,
                               complete: model.requests != nil && draft.images.resolvesAll(model) && model.scan.diagnostics.isEmpty
                                   && rewrite.diagnostics.isEmpty,
                               keys: Array(Set(model.scan.references.map { run.services.manager.key(for: $0.source) })).sorted(),
-                              sources: draft.images.sources, images: uses.map(\.name), mentions: mentions(target),
+                              sources: draft.images.sources, images: draft.uses.map(\.name), mentions: mentions(draft.target),
                               references: model.recordedReferences)
-        if plan.inPlace && write.rewritesSource {
+        if plan.inPlace && draft.rewritesSource {
             // The source is kept, so that the page can be built again from it when an image changes.
-            state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes)
-            state.written = state.kept == nil ? [] : [write.targetHash]
-        } else if !plan.inPlace, let bytes = rewrite.bytes {
+            state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes, as: BlobID(hex: loaded.hash))
+            state.written = state.kept == nil ? [] : [draft.targetHash]
+        } else if !plan.inPlace, rewrite.bytes != nil {
             // The page as written is kept, so that a lost output is written again from the cache.
-            state.kept = run.store.keepPage(bytes)
+            state.kept = run.store.keepPage(draft.target, as: BlobID(hex: draft.targetHash))
         }
-        write.built.state = state
-        return write
+        draft.built.state = state
+    }
+
+    /// The page's image files written, and those it names that are missing; a rewrite made again
+    /// after a damaged blob is shaped again.
+    private func settle(_ draft: inout PageDraft) async throws(BuildError) {
+        guard let model = draft.model else { return }
+        if try await writeImages(&draft, model) { shape(&draft) }
+        let rewrite = draft.rewrite ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
+        draft.built.diagnostics += try await writeMissing(draft.uses, rewrite, &draft.built.files)
+        draft.built.diagnostics += rewrite.diagnostics
     }
 
     /// The rewrite's image files written first, so that a page never points at a file that is not there
     /// yet. A damaged cache blob found on the way is repaired by resolving its image again, and the
-    /// page rewritten with what the repair produced.
-    private func writeImages(_ draft: inout PageDraft, _ model: PageModel) async throws(BuildError) {
-        guard let rewrite = draft.rewrite, let requests = model.requests, let priority = draft.priority else { return }
+    /// page rewritten with what the repair produced (then true).
+    private func writeImages(_ draft: inout PageDraft, _ model: PageModel) async throws(BuildError) -> Bool {
+        guard let rewrite = draft.rewrite, let requests = model.requests, let priority = draft.priority else { return false }
         let first = try await files.write(rewrite.outputs)
         draft.built.files.add(first)
-        guard !first.corrupt.isEmpty else { return }
+        guard !first.corrupt.isEmpty else { return false }
         for key in first.corrupt {
             guard let resolution = await demand.reload(key) else { continue }
             for case (let source, .resolved(let image, _)) in draft.images.resolutions where image.key == key {
@@ -93,6 +85,7 @@ extension PageStream {
         }
         draft.rewrite = rewriter.rewrite(model.scan, requests: requests, images: draft.images.image(for:), priority: priority)
         draft.built.files.add(try await files.write(draft.rewrite?.outputs ?? []))
+        return true
     }
 
     /// Files the page names that are not there (removed by hand, by another tool, by an older imgbake),
@@ -145,11 +138,10 @@ extension PageStream {
     /// In place, before pages are written over their sources: their states, saying which source the
     /// cache kept and which rewrite is about to stand in the site, in one record. A build stopped
     /// between a write and the record of its batch still leaves states that know the pages' sources.
-    private func recordIntents(_ pages: [PageWrite]) async {
-        let intents = pages.compactMap { page -> PageState? in
-            guard let draft = page.draft, page.rewritesSource, draft.loaded.siteHash != page.targetHash, page.built.state.kept != nil
-            else { return nil }
-            var intent = page.built.state
+    private func recordIntents(_ drafts: [PageDraft]) async {
+        let intents = drafts.compactMap { draft -> PageState? in
+            guard draft.rewritesSource, draft.loaded.siteHash != draft.targetHash, draft.built.state.kept != nil else { return nil }
+            var intent = draft.built.state
             // What is there now still stands for the kept source if the build stops before the write.
             intent.written = (draft.loaded.kept != nil ? draft.loaded.previous?.written ?? [] : []) + intent.written
             intent.size = -1
@@ -162,15 +154,14 @@ extension PageStream {
 
     /// Writes the page (in place over its source, or into the output) unless it already holds those
     /// bytes, and settles its state.
-    private func finish(_ page: PageWrite) async throws(BuildError) -> BuiltPage {
-        guard let draft = page.draft else { return page.built }
-        var built = page.built
+    private func finish(_ draft: PageDraft) async throws(BuildError) -> BuiltPage {
+        var built = draft.built
         let config = plan.configuration
         if plan.inPlace {
-            guard draft.loaded.siteHash != page.targetHash else { return built }
+            guard draft.loaded.siteHash != draft.targetHash else { return built }
             let file = config.site + "/" + draft.page.path
             guard FileStamp.of(file) == draft.loaded.siteStamp,
-                  let stamp = try PageWriter(site: config.site, outputRoot: config.site).write(draft.page.path, page.target) else {
+                  let stamp = try PageWriter(site: config.site, outputRoot: config.site).write(draft.page.path, draft.target) else {
                 built.state = draft.loaded.unsettledState(plan)
                 built.diagnostics.append(Diagnostic(.warning, "changed while imgbake was running; left for the next build",
                                                     at: SourceLocation(file: draft.page.path, line: 1, column: 1)))
@@ -184,7 +175,7 @@ extension PageStream {
         built.placed[draft.page.path] = .mirror
         guard draft.rewrite?.bytes != nil else {
             // Nothing to change: a copy of the source, from memory.
-            try OutputTree(site: config.site, output: config.outputRoot).place(draft.page.path, page.target, like: draft.loaded.siteStamp)
+            try OutputTree(site: config.site, output: config.outputRoot).place(draft.page.path, draft.target, like: draft.loaded.siteStamp)
             return built
         }
         // As the last build wrote it, and still there as it was: not written again.
@@ -193,7 +184,7 @@ extension PageStream {
             built.state.output = output
             return built
         }
-        built.state.output = try PageWriter(site: config.site, outputRoot: config.outputRoot).write(draft.page.path, page.target)
+        built.state.output = try PageWriter(site: config.site, outputRoot: config.outputRoot).write(draft.page.path, draft.target)
         built.written = true
         return built
     }

@@ -27,10 +27,10 @@ extension BuildRun {
         var failure: BuildError?
         var outputs: [OutputRecord] = []
         await withTaskGroup(of: (Int, PageStream.Prepared).self) { group in
-            var next = 0, running = 0, written = 0
-            var ready: [Int: PageStream.Prepared] = [:]
+            var next = 0, running = 0
+            var turns = Turns()
             func admit() {
-                while failure == nil && next < pages.count && running + ready.count < Self.window {
+                while failure == nil && next < pages.count && running + turns.waiting < Self.window {
                     let index = next, page = pages[index]
                     group.addTask { (index, await stream.prepare(page)) }
                     next += 1
@@ -40,17 +40,10 @@ extension BuildRun {
             admit()
             while let (index, prepared) = await group.next() {
                 running -= 1
-                ready[index] = prepared
-                // A turn of at least `turn` pages (their records go together), unless the window is
-                // full or nothing more is coming.
-                var count = 0
-                while ready[written + count] != nil { count += 1 }
-                let due = count >= Self.turn || running + ready.count >= Self.window || (next == pages.count && running == 0)
-                if count > 0 && due {
-                    let turn = (written..<written + count).compactMap { ready.removeValue(forKey: $0) }
-                    written += count
-                    if failure == nil { failure = await write(turn, stream, into: &ledger, &outputs) }
-                }
+                turns.add(index, prepared)
+                // Early when the window is full or nothing more is coming.
+                let turn = turns.next(force: running + turns.waiting >= Self.window || (next == pages.count && running == 0))
+                if failure == nil && !turn.isEmpty { failure = await write(turn, stream, into: &ledger, &outputs) }
                 admit()
             }
         }
@@ -77,6 +70,28 @@ extension BuildRun {
         outputs = []
         let (pages, placed) = ledger.takeUnrecorded()
         await store.record(pages: pages, placed: placed)
+    }
+}
+
+/// Pages prepared in any order, handed out to be written in path order, a turn of at least
+/// `BuildRun.turn` pages at a time (their records go together).
+struct Turns {
+    private var ready: [Int: PageStream.Prepared] = [:]
+    private var written = 0
+
+    /// Prepared and not yet handed out.
+    var waiting: Int { ready.count }
+
+    mutating func add(_ index: Int, _ prepared: PageStream.Prepared) { ready[index] = prepared }
+
+    /// The pages ready in order from the next one to write, when there are enough of them, or any
+    /// there are when `force`.
+    mutating func next(force: Bool) -> [PageStream.Prepared] {
+        var count = 0
+        while ready[written + count] != nil { count += 1 }
+        guard count >= BuildRun.turn || (force && count > 0) else { return [] }
+        defer { written += count }
+        return (written..<written + count).compactMap { ready.removeValue(forKey: $0) }
     }
 }
 
@@ -125,6 +140,14 @@ struct PageStream: Sendable {
         var images = PageImages()
         var priority: LoadingPriority?
         var rewrite: PageRewrite?
+        /// What the site file (in place) or the output file becomes, and its SHA-256 (`shape`).
+        var target: [UInt8] = []
+        var targetHash = ""
+        /// The files of the images folder the page uses once written.
+        var uses: [OutputUse] = []
+
+        /// In place, the page imgbake writes over its source.
+        var rewritesSource: Bool { targetHash != loaded.hash }
     }
 
     /// One page, from its source to its rewrite in memory.
@@ -157,6 +180,7 @@ struct PageStream: Sendable {
         if let requests = model.requests {
             draft.rewrite = rewriter.rewrite(model.scan, requests: requests, images: images.image(for:), priority: priority)
         }
+        shape(&draft)
         return .write(draft)
     }
 

@@ -56,9 +56,18 @@ struct SiteLedger: Sendable {
         self.imagesDirectory = imagesDirectory
     }
 
+    /// The image names and keys of the pages' states share their storage: a site's pages use a few
+    /// hundred images between them, and the states of every page are kept until the clean-up.
+    private var strings = Interner()
+
     /// A page from the stream; returns the image files it uses whose origin is not recorded yet.
     mutating func add(_ page: BuiltPage) -> [OutputRecord] {
-        states.append(page.state)
+        var state = page.state
+        state.images = state.images.map { strings.intern($0) }
+        state.keys = state.keys.map { OriginalKey(strings.intern($0.string)) }
+        state.mentions = state.mentions.map { strings.intern($0) }
+        state.fingerprint = strings.intern(state.fingerprint)
+        states.append(state)
         placed.merge(page.placed) { $1 }
         unrecordedPlaced.merge(page.placed) { $1 }
         diagnostics += page.diagnostics + page.files.notes.map { Diagnostic(.note, $0) }
