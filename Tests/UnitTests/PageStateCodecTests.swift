@@ -12,9 +12,9 @@ import Testing
     ])
 
     static let state = PageState(
-        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: String(repeating: "ab", count: 32), size: 1234,
+        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: BlobID(hex: String(repeating: "ab", count: 32)), size: 1234,
         modified: 1_700_000_000_123_456_789, output: FileStamp(size: 99, modified: -5),
-        written: [String(repeating: "ef", count: 32), "x\ty"], kept: BlobID(hex: String(repeating: "cd", count: 32)), complete: true,
+        written: [BlobID(hex: String(repeating: "ef", count: 32))!, BlobID(of: [1, 2, 3])], kept: BlobID(hex: String(repeating: "cd", count: 32)), complete: true,
         keys: [OriginalKey("https://img.example.test/a.jpg"), OriginalKey("file:images/ü b.png")],
         sources: SourceDigest(value: 0xfedc_ba98_7654_3210), images: ["a-1-480.webp", "a-1-960.webp"],
         imagesKnown: false, mentions: ["ü b.png"], references: nil)
@@ -27,6 +27,7 @@ import Testing
         empty.written = []
         empty.mentions = []
         empty.sources = SourceDigest()
+        empty.sourceHash = nil
         empty.keys = []
         empty.images = []
         empty.path = ""

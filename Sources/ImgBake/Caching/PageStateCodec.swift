@@ -14,11 +14,11 @@
 /// then read again, as a new page would be.
 enum PageStateCodec {
     static func encode(_ state: PageState) -> String {
-        var lines = ["S4", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
+        var lines = ["S4", escape(state.path), escape(state.fingerprint), state.sourceHash?.hex ?? "-",
                      String(state.size), String(state.modified),
                      state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.kept?.hex ?? "-",
                      state.complete ? "1" : "0", state.imagesKnown ? "1" : "0", String(state.sources.value, radix: 16)]
-        for list in [state.keys.map(\.string), state.images, state.written, state.mentions] {
+        for list in [state.keys.map(\.string), state.images, state.written.map(\.hex), state.mentions] {
             lines.append(String(list.count))
             lines += list.map(escape)
         }
@@ -42,13 +42,13 @@ enum PageStateCodec {
     private static func decode(bytes: UnsafeBufferPointer<UInt8>, interning strings: inout Interner) -> PageState? {
         var reader = Lines(bytes)
         guard reader.next().map(reader.text) == "S4", let path = reader.string(), let fingerprint = reader.string(),
-              let sourceHash = reader.string(), let size = reader.int(), let modified = reader.int64(),
+              let sourceHash = reader.next().map(reader.text), let size = reader.int(), let modified = reader.int64(),
               let output = reader.next().map(reader.text), let kept = reader.next().map(reader.text),
               let complete = reader.flag(), let imagesKnown = reader.flag(),
               let sources = reader.next().flatMap({ UInt64(reader.text($0), radix: 16) }),
               let keys = reader.list({ $0.string().map { OriginalKey(strings.intern($0)) } }),
               let images = reader.list({ $0.string().map { strings.intern($0) } }),
-              let written = reader.list({ $0.string() }),
+              let written = reader.list({ $0.next().map($0.text).flatMap(BlobID.init(hex:)) }),
               let mentions = reader.list({ $0.string().map { strings.intern($0) } }),
               reader.next().map(reader.text) == ".", reader.atEnd
         else { return nil }
@@ -63,7 +63,12 @@ enum PageStateCodec {
             guard let id = BlobID(hex: kept) else { return nil }
             blob = id
         }
-        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: sourceHash, size: size, modified: modified,
+        var source: BlobID?
+        if sourceHash != "-" {
+            guard let id = BlobID(hex: sourceHash) else { return nil }
+            source = id
+        }
+        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: source, size: size, modified: modified,
                          output: stamp, written: written, kept: blob, complete: complete, keys: keys,
                          sources: SourceDigest(value: sources), images: images, imagesKnown: imagesKnown, mentions: mentions,
                          references: nil)

@@ -11,8 +11,9 @@ struct PageState: Sendable, Equatable {
     var path: String
     /// Fingerprint of every setting that changes what a page or an image becomes.
     var fingerprint: String
-    /// SHA-256 of the page as its generator wrote it (not as imgbake rewrote it).
-    var sourceHash: String
+    /// SHA-256 of the page as its generator wrote it (not as imgbake rewrote it); nil when the page
+    /// was never read.
+    var sourceHash: BlobID?
     /// The site file's size and modification time as the build left it: the source's, or in place the
     /// page imgbake wrote over it. With `size`, lets an unchanged file be recognised without reading it.
     var size: Int
@@ -23,7 +24,7 @@ struct PageState: Sendable, Equatable {
     /// In place: the SHA-256 of each page imgbake wrote over the source that still stands for it —
     /// the last one, and while a build is writing, the one it is about to write. A site file with one
     /// of these hashes is imgbake's rewrite of `kept`, not a new source.
-    var written: [String] = []
+    var written: [BlobID] = []
     /// A copy of the page in the cache. With `--out`: the page as written, so that a lost output is
     /// written again from the cache. In place: the source as the generator wrote it, so that the page
     /// is built again from it when one of its images changes (the site file no longer holds the

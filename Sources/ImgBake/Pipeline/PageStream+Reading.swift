@@ -6,12 +6,12 @@ extension PageStream {
         var previous: PageState?
         /// The source's bytes and their SHA-256.
         var bytes: [UInt8]
-        var hash: String
+        var hash: BlobID
         /// In place, when the site file is imgbake's rewrite: the kept source these bytes are.
         var kept: BlobID?
         /// The site file as it was read: its stamp, and the hash of its bytes when known.
         var siteStamp: FileStamp
-        var siteHash: String?
+        var siteHash: BlobID?
         var notes: [Diagnostic] = []
 
         /// The site file holds what the last build left there: the same source, or imgbake's rewrite of it.
@@ -23,7 +23,7 @@ extension PageStream {
         /// The state of a page that was read but not settled this build: read again next time; what
         /// it uses is not known for sure, so no image file is removed.
         func unsettledState(_ plan: BuildPlan) -> PageState {
-            var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
+            var state = previous ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: nil, size: -1, modified: -1,
                                               output: nil, complete: false, keys: [], images: [], references: RecordedReferences([]))
             state.complete = false
             state.imagesKnown = false
@@ -34,7 +34,7 @@ extension PageStream {
     func load(_ page: PageToBuild) -> Result<LoadedPage, PageFile.ReadError> {
         let store = run.store
         if case .kept(let blob) = page.source, let stamp = page.stamp, let bytes = store.keptPage(blob) {
-            return .success(LoadedPage(path: page.path, previous: page.previous, bytes: bytes, hash: blob.hex, kept: blob,
+            return .success(LoadedPage(path: page.path, previous: page.previous, bytes: bytes, hash: blob, kept: blob,
                                        siteStamp: stamp, siteHash: page.previous?.written.last))
         }
         let bytes: [UInt8], stamp: FileStamp
@@ -42,14 +42,14 @@ extension PageStream {
         case .success(let read): (bytes, stamp) = read
         case .failure(let problem): return .failure(problem)
         }
-        let hash = BlobID(of: bytes).hex
+        let hash = BlobID(of: bytes)
         var loaded = LoadedPage(path: page.path, previous: page.previous, bytes: bytes, hash: hash, siteStamp: stamp, siteHash: hash)
         // In place, the site file may be imgbake's own rewrite (touched since, or written by a build
         // stopped before it recorded it): its source is the one the cache kept.
         if plan.inPlace && !plan.check, let previous = page.previous, previous.written.contains(hash) {
             if let blob = previous.kept, let source = store.keptPage(blob) {
                 loaded.bytes = source
-                loaded.hash = blob.hex
+                loaded.hash = blob
                 loaded.kept = blob
             } else {
                 loaded.notes.append(Diagnostic(.warning, "the source imgbake kept of this page (as its generator wrote it) is gone from the cache: built from the page as it is, whose images are not refreshed until its generator writes it again",
@@ -65,7 +65,7 @@ extension PageStream {
 
     /// A page that could not be read: left as it is, its last state kept but unsettled.
     func unsettled(_ page: PageToBuild, _ diagnostic: Diagnostic) -> BuiltPage {
-        var state = page.previous ?? PageState(path: page.path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
+        var state = page.previous ?? PageState(path: page.path, fingerprint: plan.fingerprint, sourceHash: nil, size: -1, modified: -1,
                                                output: nil, complete: false, keys: [], images: [], references: RecordedReferences([]))
         state.complete = false
         state.imagesKnown = false

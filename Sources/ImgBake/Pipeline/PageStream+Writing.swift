@@ -37,7 +37,7 @@ extension PageStream {
         }
         let rewrite = draft.rewrite ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
         draft.target = rewrite.bytes ?? loaded.bytes
-        draft.targetHash = rewrite.bytes.map { BlobID(of: $0).hex } ?? loaded.hash
+        draft.targetHash = rewrite.bytes.map { BlobID(of: $0) } ?? loaded.hash
         draft.uses = model.uses(rewrite, publicPaths: plan.scanSettings.ownPrefixes)
         draft.built.localised = rewrite.localised
         draft.built.outputs = outputRecords(rewrite, draft.images)
@@ -50,11 +50,11 @@ extension PageStream {
                               references: model.recordedReferences)
         if plan.inPlace && draft.rewritesSource {
             // The source is kept, so that the page can be built again from it when an image changes.
-            state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes, as: BlobID(hex: loaded.hash))
-            state.written = state.kept == nil ? [] : [draft.targetHash]
+            state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes, as: loaded.hash)
+            state.written = state.kept == nil ? [] : draft.targetHash.map { [$0] } ?? []
         } else if !plan.inPlace, rewrite.bytes != nil {
             // The page as written is kept, so that a lost output is written again from the cache.
-            state.kept = run.store.keepPage(draft.target, as: BlobID(hex: draft.targetHash))
+            state.kept = run.store.keepPage(draft.target, as: draft.targetHash)
         }
         draft.built.state = state
     }

@@ -142,7 +142,7 @@ struct PageStream: Sendable {
         var rewrite: PageRewrite?
         /// What the site file (in place) or the output file becomes, and its SHA-256 (`shape`).
         var target: [UInt8] = []
-        var targetHash = ""
+        var targetHash: BlobID?
         /// The files of the images folder the page uses once written.
         var uses: [OutputUse] = []
 

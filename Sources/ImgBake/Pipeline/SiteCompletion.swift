@@ -19,7 +19,7 @@ extension BuildRun {
         // should) is left unsettled rather than forgotten.
         let settled = Set(ledger.states.map(\.path))
         for path in inventory.pages where !settled.contains(path) {
-            var state = triage.previous[path] ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: "", size: -1, modified: -1,
+            var state = triage.previous[path] ?? PageState(path: path, fingerprint: plan.fingerprint, sourceHash: nil, size: -1, modified: -1,
                                                            output: nil, complete: false, keys: [], images: [])
             state.complete = false
             state.imagesKnown = false
