@@ -41,8 +41,8 @@ public final class BlobStore: Sendable {
     /// not by size, since nothing else reads it before it is needed.
     public func writeSmall(_ bytes: [UInt8], as id: BlobID) throws {
         let path = path(of: id)
-        // Named by its hash: there at its size, it is these bytes (a damaged one is found when read).
-        if AtomicFile.size(of: path) == bytes.count { return }
+        // There with these bytes: kept. (Its size alone would keep a damaged copy of the same size.)
+        if AtomicFile.size(of: path) == bytes.count, AtomicFile.read(path) == bytes { return }
         try AtomicFile.makeDirectory(PathName.parent(path))
         try AtomicFile.write(bytes, to: path, durable: false)
     }

@@ -88,21 +88,18 @@ struct PageModel: Sendable {
     /// names it (the rewrite's own files at the page's start).
     func uses(_ rewrite: PageRewrite?, publicPaths: [String]) -> [OutputUse] {
         var first: [String: SourceLocation] = [:]
-        func add(_ name: String, _ location: SourceLocation) {
-            if let known = first[name], known <= location { return }
-            first[name] = location
-        }
-        for use in scan.outputs { add(use.name, use.location) }
-        if let bytes = rewrite?.bytes {
-            for (name, offset) in OwnImageReferences.mentions(in: bytes, publicPaths: publicPaths) {
-                add(name, SourceFile(path: path, kind: scan.file.kind, bytes: bytes).location(ofByte: offset))
-            }
-        } else {
-            for (name, offset) in mentions { add(name, scan.file.location(ofByte: offset)) }
-        }
+        for use in scan.outputs where first[use.name].map({ use.location < $0 }) ?? true { first[use.name] = use.location }
+        // Where the source mentions a name: the rewrite splices references only, so a mention that is
+        // still in the page is where it was in the source; a file the rewrite put in, at the start.
         let start = SourceLocation(file: path, line: 1, column: 1)
-        for output in rewrite?.outputs ?? [] where first[output.fileName] == nil { add(output.fileName, start) }
-        return first.map { OutputUse(name: $0.key, location: $0.value) }.sorted { ($0.location, $0.name) < ($1.location, $1.name) }
+        func location(_ name: String) -> SourceLocation {
+            first[name] ?? mentions[name].map(scan.file.location(ofByte:)) ?? start
+        }
+        let mentioned = rewrite?.bytes.map { OwnImageReferences.mentions(in: $0, publicPaths: publicPaths) } ?? mentions
+        var uses = first
+        for name in mentioned.keys where uses[name] == nil { uses[name] = location(name) }
+        for output in rewrite?.outputs ?? [] where uses[output.fileName] == nil { uses[output.fileName] = start }
+        return uses.map { OutputUse(name: $0.key, location: $0.value) }.sorted { ($0.location, $0.name) < ($1.location, $1.name) }
     }
 
     /// The references as reports and page states keep them.
@@ -116,6 +113,7 @@ struct PageModel: Sendable {
 /// How the images a page asked for resolved: what its rewrite, its warnings and its state read.
 struct PageImages: Sendable {
     var resolutions: [ImageSource: Resolution] = [:]
+    /// The key of each image the page asked for.
     var keys: [ImageSource: OriginalKey] = [:]
 
     func image(for source: ImageSource) -> ResolvedImage? {

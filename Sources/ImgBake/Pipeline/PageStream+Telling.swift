@@ -26,14 +26,13 @@ extension PageStream {
     /// when every image is known) and the reason it was taken for the likely LCP image.
     func report(_ model: PageModel, _ images: PageImages, _ priority: LoadingPriority) -> ReportPage {
         var page = ReportPage()
-        let manager = run.services.manager
         for (index, reference) in model.scan.references.enumerated() {
             var entry = BuildReport.Reference(file: reference.location.file, line: reference.location.line, column: reference.location.column,
                                               kind: reference.kind.rawValue, url: reference.source.description, outcome: "skipped",
                                               reason: model.leftAlone)
             if priority.candidate?.index == index { entry.lcp = priority.candidate?.reason }
             page.references.append(entry)
-            page.keys.append(model.leftAlone == nil && images.resolutions[reference.source] != nil ? manager.key(for: reference.source) : nil)
+            page.keys.append(model.leftAlone == nil && images.resolutions[reference.source] != nil ? images.keys[reference.source] : nil)
         }
         return page
     }

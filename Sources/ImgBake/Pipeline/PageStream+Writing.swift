@@ -45,7 +45,7 @@ extension PageStream {
                               modified: loaded.siteStamp.modified, output: nil,
                               complete: model.requests != nil && draft.images.resolvesAll(model) && model.scan.diagnostics.isEmpty
                                   && rewrite.diagnostics.isEmpty,
-                              keys: Array(Set(model.scan.references.map { run.services.manager.key(for: $0.source) })).sorted(),
+                              keys: Array(Set(draft.images.keys.values)).sorted(),
                               sources: draft.images.sources, images: draft.uses.map(\.name), mentions: mentions(draft.target),
                               references: model.recordedReferences)
         if plan.inPlace && draft.rewritesSource {

@@ -199,33 +199,21 @@ struct PageStream: Sendable {
         return built
     }
 
-    /// The page's images, each asked of the demand at once (the page waits for its own only). URLs
-    /// that name one image (they differ in ignored query parameters) are asked once, by the first of
-    /// them in order, with what all of them ask for.
+    /// The page's images, all asked of the demand at once (the page waits for its own only).
     private func resolve(_ model: PageModel) async -> PageImages {
-        let manager = run.services.manager
-        var byKey: [OriginalKey: (source: ImageSource, request: VariantRequest)] = [:]
-        var sources: [ImageSource: OriginalKey] = [:]
-        for (source, request) in model.demand {
-            let key = manager.key(for: source)
-            sources[source] = key
-            if let known = byKey[key] {
-                byKey[key] = (min(known.source, source), known.request.union(request))
-            } else {
-                byKey[key] = (source, request)
-            }
-        }
-        guard !byKey.isEmpty else { return PageImages() }
+        let wanted = model.demand
+        guard !wanted.isEmpty else { return PageImages() }
         let demand = self.demand
-        var resolved: [OriginalKey: Resolution] = [:]
-        await withTaskGroup(of: (OriginalKey, Resolution?).self) { group in
-            for (key, wanted) in byKey {
-                group.addTask { (key, await demand.resolution(of: wanted.source, request: wanted.request)) }
+        var (keys, resolved, waiting) = await demand.ask(wanted)
+        if !waiting.isEmpty {
+            await withTaskGroup(of: (OriginalKey, Resolution?).self) { group in
+                for image in waiting { group.addTask { (image.key, await demand.resolution(of: image)) } }
+                for await (key, resolution) in group { resolved[key] = resolution }
             }
-            for await (key, resolution) in group { resolved[key] = resolution }
         }
         var images = PageImages()
-        for (source, key) in sources { images.resolutions[source] = resolved[key] }
+        images.keys = keys
+        for (source, key) in keys { images.resolutions[source] = resolved[key] }
         return images
     }
 }

@@ -19,6 +19,8 @@ actor ImageDemand {
     private var head = 0
     private var running = 0
     private var finished = 0
+    /// Each URL's key, as worked out.
+    private var keys: [ImageSource: OriginalKey] = [:]
     /// What `resolvedSet` reports, gathered as pages ask.
     private var set = ResolvedSet()
 
@@ -48,14 +50,70 @@ actor ImageDemand {
         self.observe = observe
     }
 
+    /// One image a page asks for: its key, the URL it asks by, and the variants it wants.
+    struct Wanted: Sendable {
+        var key: OriginalKey
+        var source: ImageSource
+        var request: VariantRequest
+    }
+
+    /// What a page asks for, in one call: each image's key; the images resolved already with what
+    /// they ask for (a warm build's pages find all of theirs here); and the others, one per key (URLs
+    /// naming one image, differing in ignored query parameters, by the first of them in order with what
+    /// all of them ask for), to be awaited with `resolution(of:)`.
+    func ask(_ demand: [(ImageSource, VariantRequest)]) -> (keys: [ImageSource: OriginalKey], served: [OriginalKey: Resolution], waiting: [Wanted]) {
+        var keys: [ImageSource: OriginalKey] = [:]
+        var byKey: [OriginalKey: Wanted] = [:]
+        for (source, request) in demand {
+            let key = self.key(source)
+            keys[source] = key
+            if let known = byKey[key] {
+                byKey[key] = Wanted(key: key, source: min(known.source, source), request: known.request.union(request))
+            } else {
+                byKey[key] = Wanted(key: key, source: source, request: request)
+            }
+        }
+        var served: [OriginalKey: Resolution] = [:]
+        var waiting: [Wanted] = []
+        for image in byKey.values {
+            if let entry = entries[image.key], !entry.running, let result = entry.result, Self.serves(result, covering: entry.covered, image.request) {
+                note(image)
+                served[image.key] = result
+            } else {
+                waiting.append(image)
+            }
+        }
+        return (keys, served, waiting)
+    }
+
+    /// The key of `source`, worked out once per build (the key filter parses the URL's query).
+    private func key(_ source: ImageSource) -> OriginalKey {
+        if let known = keys[source] { return known }
+        let key = manager.key(for: source)
+        keys[source] = key
+        return key
+    }
+
+    /// What `resolvedSet` reports of an image asked for.
+    private func note(_ image: Wanted) {
+        if let known = set.requests[image.key] {
+            if known != image.request { set.requests[image.key] = known.union(image.request) }
+        } else {
+            set.requests[image.key] = image.request
+        }
+        // The same URL is reported whatever order pages were read in.
+        if let known = set.representative[image.key] {
+            if image.source != known && image.source < known { set.representative[image.key] = image.source }
+        } else {
+            set.representative[image.key] = image.source
+        }
+    }
+
     /// The image `source` names, with at least the variants `request` asks for; nil when it is another
     /// shard's.
-    func resolution(of source: ImageSource, request: VariantRequest) async -> Resolution? {
-        let key = manager.key(for: source)
-        set.keyOf[source] = key
-        set.requests[key] = set.requests[key].map { $0.union(request) } ?? request
-        // The same URL is reported whatever order pages were read in.
-        if set.representative[key].map({ source < $0 }) ?? true { set.representative[key] = source }
+    func resolution(of wanted: Wanted) async -> Resolution? {
+        let key = wanted.key, source = wanted.source, request = wanted.request
+        note(wanted)
         if let shard, !shard.includes(key) { return nil }
         var entry = entries[key] ?? Entry(source: source)
         // Of the URLs naming one image, the first in order is fetched while it is still to be.
@@ -154,17 +212,11 @@ actor ImageDemand {
 
 /// Every unique image of a build and how it resolved.
 struct ResolvedSet: Sendable {
-    var keyOf: [ImageSource: OriginalKey] = [:]
     /// The smallest URL asked under each key (what reports name).
     var representative: [OriginalKey: ImageSource] = [:]
     /// The union of what the references to each image ask for.
     var requests: [OriginalKey: VariantRequest] = [:]
     var results: [OriginalKey: Resolution] = [:]
-
-    func image(for url: ImageSource) -> ResolvedImage? {
-        guard let key = keyOf[url], case .resolved(let image, _)? = results[key] else { return nil }
-        return image
-    }
 
     /// Each image's notes (a repair, a stale copy used), once.
     var notes: [Diagnostic] {
@@ -172,12 +224,6 @@ struct ResolvedSet: Sendable {
             guard case .resolved(_, let notes) = result, let url = representative[key] else { return [] }
             return notes.map { Diagnostic(.warning, "\(url): \($0)") }
         }
-    }
-
-    /// Why the image behind `url` is not available, if it is not.
-    func failure(for url: ImageSource) -> String? {
-        guard let key = keyOf[url], case .failed(let failure)? = results[key] else { return nil }
-        return failure.reason
     }
 
     /// URLs that `--offline`/`--frozen` could not serve from the cache.
