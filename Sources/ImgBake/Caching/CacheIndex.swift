@@ -35,6 +35,7 @@ public final class CacheIndex: Sendable {
                 if version < 6 { try Self.migrateToVersion6(db) }
                 if version < 7 { try Self.migrateToVersion7(db) }
                 if version < 8 { try Self.migrateToVersion8(db) }
+                if version < 9 { try Self.migrateToVersion9(db) }
             }
         }
         database = Locked(db)
@@ -59,6 +60,15 @@ public final class CacheIndex: Sendable {
         try db.execute("""
             ALTER TABLE pages ADD COLUMN refs TEXT;
             PRAGMA user_version = 8;
+            """)
+    }
+
+    /// Version 9: pages found by their path whatever the root, so that a page built for one output can
+    /// be written for another from the copy kept of it (`SiteStateStore.builtElsewhere`).
+    private static func migrateToVersion9(_ db: Database) throws {
+        try db.execute("""
+            CREATE INDEX IF NOT EXISTS pages_by_path ON pages(path);
+            PRAGMA user_version = 9;
             """)
     }
 

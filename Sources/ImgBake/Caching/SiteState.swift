@@ -177,6 +177,18 @@ extension CacheIndex {
         return states
     }
 
+    /// The states of the page at `path` in every root but `root` whose build kept a copy of it.
+    func pageStatesWithCopies(path: String, otherThan root: String) throws -> [PageState] {
+        let rows = try database.withLock { db in
+            try db.query("SELECT state, refs FROM pages WHERE path = ? AND root != ? AND blob IS NOT NULL", [.text(path), .text(root)])
+        }
+        return rows.compactMap { row in
+            guard let text = row[0].string, var state = PageStateCodec.decode(text) else { return nil }
+            state.references = RecordedReferences(stored: row[1].string ?? "")
+            return state
+        }
+    }
+
     func putPageStates(_ states: [PageState], removing removed: [String], root: String) throws {
         try database.withLock { db in
             try db.transaction {

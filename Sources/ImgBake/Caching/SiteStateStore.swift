@@ -14,6 +14,13 @@ struct SiteStateStore: Sendable {
         (try? await cache.run { [root] index, _ in try index.pageStates(root: root, withReferences: withReferences) }) ?? [:]
     }
 
+    /// The page at `path` as builds of other outputs left it, each with the copy kept of it: what a
+    /// build may write for this output without reading or rewriting anything, when the source, the
+    /// settings and the images are the same.
+    func builtElsewhere(path: String) async -> [PageState] {
+        ((try? await cache.run { [root] index, _ in try index.pageStatesWithCopies(path: path, otherThan: root) }) ?? []).filter { $0.output != nil }
+    }
+
     /// How many page states are recorded; nil when the index cannot say.
     func pageStateCount() async -> Int? {
         try? await cache.run { [root] index, _ in try index.pageStateCount(root: root) }

@@ -93,6 +93,10 @@ struct BuildPlan: Sendable {
         writesSite && configuration.fetch.policy != .refresh && configuration.reportPath == nil && !configuration.wantsReport
     }
 
+    /// Whether a page may be written as a build for another output made it, from the copy kept of it:
+    /// not where every image is revalidated (`--refresh`) or every reference reported.
+    var reusesPagesBuiltElsewhere: Bool { trustsSeal }
+
     /// A shard build uploads what it makes for a later assembling build: it needs a remote it may
     /// write to, and the network.
     private static func validateShard(_ config: Configuration) throws(BuildError) {

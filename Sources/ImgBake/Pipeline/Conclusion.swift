@@ -131,6 +131,7 @@ extension BuildRun {
         summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pagesUnchanged
         summary.nothingChanged = outcome.triage.sealed != nil
         summary.pagesRestored = outcome.triage.restored.count
+        summary.pagesReused = outcome.ledger.pagesReused
         summary.references = outcome.ledger.references
         summary.referencesLocalised = outcome.ledger.referencesLocalised
         summary.pagesWritten = outcome.ledger.pagesWritten

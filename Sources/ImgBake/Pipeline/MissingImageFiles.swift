@@ -11,10 +11,28 @@ actor MissingImageFiles {
     private let run: BuildRun
     private let files: ImageFiles
     private var outcomes: [String: Task<Result<Outcome, BuildError>, Never>] = [:]
+    private var writable: [String: Bool] = [:]
 
     init(run: BuildRun, files: ImageFiles) {
         self.run = run
         self.files = files
+    }
+
+    /// Whether each of `names` is in the images folder, or can be written there from the cache's
+    /// record of it.
+    func canWrite(_ names: [String]) async -> Bool {
+        let folder = run.plan.imagesFolder + "/"
+        for name in names {
+            if let known = writable[name] {
+                guard known else { return false }
+                continue
+            }
+            var can = FileStamp.of(folder + name) != nil
+            if !can, let record = await run.store.outputRecords(named: [name]).first { can = await run.services.cache.hasBlob(record.blob) }
+            writable[name] = can
+            guard can else { return false }
+        }
+        return true
     }
 
     func writeAgain(_ name: String) async throws(BuildError) -> Outcome {

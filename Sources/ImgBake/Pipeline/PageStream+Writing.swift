@@ -62,10 +62,15 @@ extension PageStream {
     /// The page's image files written, and those it names that are missing; a rewrite made again
     /// after a damaged blob is shaped again.
     private func settle(_ draft: inout PageDraft) async throws(BuildError) {
+        let none = PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
+        if draft.reused {
+            draft.built.diagnostics += try await writeMissing(draft.uses, none, &draft.built.files, missingBefore: false)
+            return
+        }
         guard let model = draft.model else { return }
         if try await writeImages(&draft, model) { shape(&draft) }
-        let rewrite = draft.rewrite ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
-        draft.built.diagnostics += try await writeMissing(draft.uses, rewrite, &draft.built.files)
+        let rewrite = draft.rewrite ?? none
+        draft.built.diagnostics += try await writeMissing(draft.uses, rewrite, &draft.built.files, missingBefore: true)
         draft.built.diagnostics += rewrite.diagnostics
     }
 
@@ -90,7 +95,9 @@ extension PageStream {
 
     /// Files the page names that are not there (removed by hand, by another tool, by an older imgbake),
     /// written again from the cache, or made again; what cannot be is a warning where the page names it.
-    private func writeMissing(_ uses: [OutputUse], _ rewrite: PageRewrite, _ written: inout ImageFilesWritten) async throws(BuildError) -> [Diagnostic] {
+    /// `missingBefore`: they were there before (counted, and said, as written again).
+    private func writeMissing(_ uses: [OutputUse], _ rewrite: PageRewrite, _ written: inout ImageFilesWritten,
+                              missingBefore: Bool) async throws(BuildError) -> [Diagnostic] {
         let made = Set(rewrite.outputs.map(\.fileName))
         let folder = plan.imagesFolder + "/"
         var diagnostics: [Diagnostic] = []
@@ -98,7 +105,7 @@ extension PageStream {
             switch try await missing.writeAgain(use.name) {
             case .written(let files):
                 written.add(files)
-                written.again += files.placed.count
+                if missingBefore { written.again += files.placed.count }
             case .unavailable(let why):
                 diagnostics.append(Diagnostic(.warning, "refers to \(plan.ownPublicPath)\(use.name), which is missing: \(why)", at: use.location))
             }
@@ -115,7 +122,7 @@ extension PageStream {
     }
 
     /// With `--out` and `output.originals = "referenced"`: the site's image files the page mentions.
-    private func mentions(_ bytes: [UInt8]) -> [String] {
+    func mentions(_ bytes: [UInt8]) -> [String] {
         guard !siteImageNames.isEmpty else { return [] }
         return Originals.mentioned(in: bytes, among: siteImageNames).sorted()
     }
@@ -127,9 +134,11 @@ extension PageStream {
         let folder = plan.imagesFolder + "/", directory = plan.configuration.output.imagesDirectory + "/"
         var placed: [OutputPath: PlacedFile] = [:]
         for case .write(let draft) in turn {
-            for output in draft.rewrite?.outputs ?? [] where !known.contains(output.fileName) {
-                known.insert(output.fileName)
-                if FileStamp.of(folder + output.fileName) == nil { placed[directory + output.fileName] = .image }
+            // What the rewrite puts in; for a page built for another output, every file it names.
+            let names = draft.reused ? draft.uses.map(\.name) : (draft.rewrite?.outputs ?? []).map(\.fileName)
+            for name in names where !known.contains(name) {
+                known.insert(name)
+                if FileStamp.of(folder + name) == nil { placed[directory + name] = .image }
             }
         }
         await run.store.record(pages: [], placed: placed)
@@ -173,7 +182,7 @@ extension PageStream {
             return built
         }
         built.placed[draft.page.path] = .mirror
-        guard draft.rewrite?.bytes != nil else {
+        guard draft.targetHash != draft.loaded.hash else {
             // Nothing to change: a copy of the source, from memory.
             try OutputTree(site: config.site, output: config.outputRoot).place(draft.page.path, draft.target, like: draft.loaded.siteStamp)
             return built

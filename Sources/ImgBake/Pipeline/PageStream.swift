@@ -102,6 +102,8 @@ struct PageStream: Sendable {
     let demand: ImageDemand
     let files: ImageFiles
     let missing: MissingImageFiles
+    /// The images' originals, checked as pages need them (pages built for another output).
+    let sources: SourceChecks
     let rewriter: PageRewriter
     /// With `--out` and `output.originals = "referenced"`: the names of the site's image files, to see
     /// which a page mentions.
@@ -116,6 +118,7 @@ struct PageStream: Sendable {
         let config = run.plan.configuration
         files = ImageFiles(cache: run.services.cache, directory: run.plan.imagesFolder)
         missing = MissingImageFiles(run: run, files: files)
+        sources = SourceChecks(run: run)
         let cache = run.services.cache
         // Small files in a page's first screen are written into it (`output.inline_images`).
         rewriter = PageRewriter(output: config.output, images: config.images, renderer: run.plan.renderer) { variant in
@@ -145,6 +148,8 @@ struct PageStream: Sendable {
         var targetHash: BlobID?
         /// The files of the images folder the page uses once written.
         var uses: [OutputUse] = []
+        /// Written as a build for another output made it (`target` is that copy).
+        var reused = false
 
         /// In place, the page imgbake writes over its source.
         var rewritesSource: Bool { targetHash != loaded.hash }
@@ -158,6 +163,7 @@ struct PageStream: Sendable {
         case .failure(let problem): return .done(unsettled(page, problem.diagnostic))
         }
         if let unchanged = unchanged(page, loaded) { return .done(unchanged) }
+        if let reused = await reuse(page, loaded) { return .write(reused) }
         run.progress.update { $0.pagesScanned += 1 }
         guard let model = model(of: loaded) else { return unparsed(page, loaded) }
         let images = await resolve(model)
@@ -197,6 +203,38 @@ struct PageStream: Sendable {
         // With `--out`, its output is the rewrite, which the copying of the rest of the site leaves.
         if !plan.inPlace && state.output != nil { built.placed[page.path] = .mirror }
         return built
+    }
+
+    /// A page a build for another output made from the same source, with the same settings and the
+    /// same originals (fresh): written from the copy it kept, not scanned or rewritten; its image files
+    /// come from the cache by name. (`--check` and reports read every page.)
+    private func reuse(_ page: PageToBuild, _ loaded: LoadedPage) async -> PageDraft? {
+        guard plan.reusesPagesBuiltElsewhere, page.writable else { return nil }
+        for other in await run.store.builtElsewhere(path: page.path)
+        where other.fingerprint == plan.fingerprint && other.sourceHash == loaded.hash && other.complete && other.imagesKnown {
+            guard let copy = other.kept, await sources.holds(other.keys, other.sources), await missing.canWrite(other.images),
+                  let bytes = run.store.keptPage(copy) else { continue }
+            var draft = PageDraft(page: page, loaded: loaded, built: BuiltPage(state: other, reused: true), model: nil)
+            draft.reused = true
+            draft.target = bytes
+            draft.targetHash = copy
+            let start = SourceLocation(file: page.path, line: 1, column: 1)
+            draft.uses = other.images.map { OutputUse(name: $0, location: start) }
+            var state = PageState(path: page.path, fingerprint: plan.fingerprint, sourceHash: loaded.hash, size: loaded.siteStamp.size,
+                                  modified: loaded.siteStamp.modified, output: nil, complete: true, keys: other.keys,
+                                  sources: other.sources, images: other.images, mentions: mentions(bytes),
+                                  references: other.references)
+            if plan.inPlace {
+                state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes, as: loaded.hash)
+                state.written = state.kept == nil ? [] : [copy]
+            } else {
+                state.kept = copy
+            }
+            draft.built.state = state
+            run.progress.update { $0.pagesUnchanged += 1 }
+            return draft
+        }
+        return nil
     }
 
     /// The page's images, all asked of the demand at once (the page waits for its own only).

@@ -153,14 +153,23 @@ extension BuildRun {
 struct SourceCheck: Sendable {
     /// The digest term of each key whose original is fresh; a key missing here is stale or gone.
     private var terms: [OriginalKey: UInt64] = [:]
+    /// Every key looked up.
+    private(set) var checked: Set<OriginalKey> = []
 
     static func of(_ keys: Set<OriginalKey>, _ run: BuildRun) async -> SourceCheck {
-        guard !keys.isEmpty else { return SourceCheck() }
+        var check = SourceCheck()
+        await check.add(keys, run)
+        return check
+    }
+
+    /// Looks up `keys` too.
+    mutating func add(_ keys: Set<OriginalKey>, _ run: BuildRun) async {
+        guard !keys.isEmpty else { return }
         let config = run.plan.configuration
         let moment = run.services.manager.now()
         let records = (try? await run.services.cache.originals(keys)) ?? [:]
-        var check = SourceCheck()
         for key in keys {
+            checked.insert(key)
             guard let record = records[key] else { continue }
             let fresh: Bool
             if let path = key.sitePath {
@@ -169,9 +178,8 @@ struct SourceCheck: Sendable {
             } else {
                 fresh = config.fetch.isOffline || Freshness.isFresh(record, now: moment, defaultTTL: config.fetch.ttl)
             }
-            if fresh { check.terms[key] = SourceDigest.term(key, record.blob) }
+            if fresh { terms[key] = SourceDigest.term(key, record.blob) }
         }
-        return check
     }
 
     /// The digest term of `key`, nil when its original is stale or gone.
@@ -185,5 +193,23 @@ struct SourceCheck: Sendable {
             current.add(term)
         }
         return current == digest
+    }
+}
+
+/// `SourceCheck` for the pages of a stream, keys looked up as pages need them, each once per build.
+actor SourceChecks {
+    private let run: BuildRun
+    private var check = SourceCheck()
+
+    init(run: BuildRun) { self.run = run }
+
+    func holds(_ keys: [OriginalKey], _ digest: SourceDigest) async -> Bool {
+        let missing = Set(keys).subtracting(check.checked)
+        if !missing.isEmpty {
+            var more = check
+            await more.add(missing, run)
+            check = more
+        }
+        return check.holds(keys, digest)
     }
 }

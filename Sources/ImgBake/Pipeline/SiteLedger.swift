@@ -14,6 +14,8 @@ struct BuiltPage: Sendable {
     var scanned = false
     /// Read, and found as its last build left it: not scanned.
     var unchanged = false
+    /// Written as a build for another output made it.
+    var reused = false
     var references = 0
     var localised = 0
     var written = false
@@ -41,6 +43,7 @@ struct SiteLedger: Sendable {
     var pagesScanned = 0
     /// Pages read only to find them as their last build left them (their stamp had changed).
     var pagesUnchanged = 0
+    var pagesReused = 0
     var pagesWritten = 0
     var references = 0
     var referencesLocalised = 0
@@ -74,6 +77,7 @@ struct SiteLedger: Sendable {
         remaining += page.remaining
         if let entries = page.report { report?.add(entries) }
         if page.scanned { pagesScanned += 1 }
+        if page.reused { pagesReused += 1 }
         if page.unchanged {
             pagesUnchanged += 1
             report?.add(unchanged: page.state)

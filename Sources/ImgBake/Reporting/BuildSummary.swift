@@ -5,6 +5,9 @@ public struct BuildSummary: Sendable, Equatable {
     public var pagesUnchanged = 0
     /// Of the unchanged pages: those whose lost outputs were written again from the cache.
     public var pagesRestored = 0
+    /// Pages written as a build for another output made them (the same source, settings and images),
+    /// from the copy it kept: read, but neither scanned nor rewritten.
+    public var pagesReused = 0
     /// Nothing in the site or the output changed since the last build, which left it settled (its seal
     /// held): no page state was even read.
     public var nothingChanged = false
@@ -35,6 +38,7 @@ public struct BuildSummary: Sendable, Equatable {
             "\(pagesScanned) pages scanned, \(pagesWritten) rewritten" + (pagesUnchanged > 0 ? ", \(pagesUnchanged) unchanged" : "")
                 + (pagesRestored > 0 ? " (\(pagesRestored) written again from the cache)" : "")
                 + (nothingChanged ? " (nothing changed since the last build)" : "")
+                + (pagesReused > 0 ? ", \(pagesReused) as built for another output" : "")
                 + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
                 + (imagesRead > 0 ? ", \(imagesRead) read from the site" : "")
