@@ -93,9 +93,9 @@ done:
     return result;
 }
 
-int imgbake_vips_resize_exact(VipsImage *in, int width, VipsImage **out) {
+int imgbake_vips_resize_exact(VipsImage *in, int width, int premultiply, VipsImage **out) {
     double scale = (double) width / in->Xsize;
-    if (!vips_image_hasalpha(in))
+    if (!premultiply || !vips_image_hasalpha(in))
         return vips_resize(in, out, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
     VipsImage *context = vips_image_new();
     VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);

@@ -20,6 +20,17 @@ import ImgBakeTestSupport
         return try VipsImage.thumbnail(ImageBuffer(bytes), width: width ?? whole.width).materialized().eightBit().materialized()
     }
 
+    /// A variant's pixels as the transformer makes them for `spec` (from its anchor's decode, if it has one).
+    static func pixels(of bytes: [UInt8], for spec: VariantSpec) throws -> VipsImage {
+        let buffer = ImageBuffer(bytes)
+        let format = try #require(ImageFormat.sniff(bytes))
+        let inspection = try Transformer.inspect(buffer, format: format, limits: .init(maxPixels: 100_000_000))
+        let job = TransformJob(specs: [spec])
+        var pixels = Intermediates(buffer, inspection: inspection, animated: spec.animated,
+                                   shrinkOnLoad: Transformer.shrinksOnLoad(job, inspection))
+        return try pixels.image(for: spec)
+    }
+
     /// SSIM of `image` encoded as `spec` at `quality`, decoded, against `image` itself.
     static func ssim(_ image: VipsImage, _ spec: VariantSpec, quality: Int) throws -> Double {
         let bytes = try image.encoded(as: spec.encodeFormat(quality: quality))
@@ -140,7 +151,7 @@ import ImgBakeTestSupport
         for variant in webps {
             let q = try #require(variant.made.quality)
             #expect(variant.spec.auto == AutoQuality.defaults(for: .webp))
-            let pixels = try Self.pixels("hubble.jpg", width: variant.width)
+            let pixels = try Self.pixels(of: bytes, for: variant.spec)
             let again = try Metadata.encode(pixels, spec: variant.spec, quality: q, credits: Credits())
             #expect(again == variant.bytes, "\(variant.spec.canonical) at \(q)")
         }

@@ -34,10 +34,11 @@ int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
 /// WebPGetEncoderVersion gives it (0xMMmmrr), found with dlsym; -1 when there is none.
 int imgbake_webp_encoder_version(void);
 
-/// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha, the colours are
-/// premultiplied for the resize and rounded (not truncated) back to 8 bits, so a constant colour
-/// under varying transparency stays constant.
-int imgbake_vips_resize_exact(VipsImage *in, int width, VipsImage **out);
+/// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha and `premultiply`, the
+/// colours are premultiplied for the resize (in floating point) and rounded (not truncated) back to 8
+/// bits, so a constant colour under varying transparency stays constant; without `premultiply` the
+/// alpha band is resized like the others (right only where the image is opaque).
+int imgbake_vips_resize_exact(VipsImage *in, int width, int premultiply, VipsImage **out);
 
 /// Thumbnail of an already decoded animation (a stack of frames): every frame resized to `width`,
 /// the page height updated. No rotation, no colour management.

@@ -231,8 +231,8 @@ public final class Transformer: Sendable {
         let info = inspection.info
         let placeholderWidth = job.placeholder == .none ? nil : min(info.width, 64)
         guard !job.specs.isEmpty || placeholderWidth != nil else { return TransformOutput(info: info, variants: [], placeholder: nil) }
-        var pixels = try Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated },
-                                       shrinkOnLoad: shrinksOnLoad(job, inspection))
+        var pixels = Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated },
+                                   shrinkOnLoad: shrinksOnLoad(job, inspection))
         // The source itself (metadata removed) stands for a variant in its own format whenever it needs
         // no pixel change and is smaller than the re-encode: an output is never larger than its source.
         let passthroughAllowed = info.pages == 1 && !job.specs.contains { $0.animated } && inspection.upright
@@ -246,10 +246,11 @@ public final class Transformer: Sendable {
             return passthrough!
         }
         var encoded: [EncodedVariant] = []
-        // Widest first, each width made once for all its formats and let go before the next.
-        for spec in job.specs.sorted(by: { $0.width > $1.width }) {
+        // Widest decode first, each decode made once for every variant made from it and let go before
+        // the next; within one, widest first, each width made once for all its formats.
+        for spec in job.specs.sorted(by: Intermediates.order) {
             let image: VipsImage
-            do { image = try pixels.image(width: spec.width) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
+            do { image = try pixels.image(for: spec) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {
                 let quality = try spec.auto.map { auto throws(VipsError) in try QualitySearch(spec: spec, auto: auto).quality(for: image) }
                 var output = try Metadata.encode(image, spec: spec, quality: quality, credits: inspection.credits)
@@ -268,56 +269,76 @@ public final class Transformer: Sendable {
             }
         }
         let placeholder: String?
-        do { placeholder = try placeholderWidth.flatMap { width throws(VipsError) in try Placeholders.make(job.placeholder, from: try pixels.image(width: width)) } } catch {
+        do { placeholder = try placeholderWidth.flatMap { width throws(VipsError) in try Placeholders.make(job.placeholder, from: try pixels.decoded(width: width)) } } catch {
             throw TransformError.encodeFailed("placeholder: \(error.message)")
         }
         return TransformOutput(info: info, variants: encoded, placeholder: placeholder)
     }
 }
 
-/// The decoded pixels each width is made from. A width's pixels depend on the source and that width
-/// only, never on which other widths one job asks for: a social card made alone and made beside the
-/// page's widths is the same file (a cold build and a warm one after any history give one site).
-/// - Shrink-on-load (JPEG, opaque WebP, animations): each width is its own decode, at the scale the
-///   decoder picks for that width; cheap at the scales that shrink most.
-/// - Decoded whole (PNG, alpha, CMYK): decoded once, each width resized from the whole image.
+/// The decoded pixels each variant is made from. A variant's pixels depend on the source and its own
+/// spec only, never on which other variants one job asks for: a social card made alone and made beside
+/// the page's widths is the same file (a cold build and a warm one after any history give one site).
+/// - A spec with an anchor (`from`) is the source decoded to the anchor's width, then resized to its
+///   own: all of a page's narrower widths share that one decode.
+/// - A spec without one (the anchor itself, a width above it, a placeholder) is the source decoded to
+///   its own width.
+/// A decode is shrink-on-load where the format has it (JPEG, opaque WebP, animations); otherwise the
+/// whole source is decoded and resized as it streams in (PNG, alpha, CMYK).
 struct Intermediates {
     let bytes: ImageBuffer
     let inspection: Inspection
     let animated: Bool
-    /// Decoded whole once; nil with shrink-on-load.
-    let whole: VipsImage?
+    let shrinkOnLoad: Bool
     private var last: (width: Int, image: VipsImage)?
 
-    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool, shrinkOnLoad: Bool) throws(TransformError) {
+    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool, shrinkOnLoad: Bool) {
         self.bytes = bytes
         self.inspection = inspection
         self.animated = animated
-        if shrinkOnLoad {
-            whole = nil
-        } else {
-            do {
-                whole = try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
-                    .eightBit().materialized()
-            } catch {
-                throw TransformError.undecodable(error.detail ?? error.message)
-            }
-        }
+        self.shrinkOnLoad = shrinkOnLoad
     }
 
-    /// The source at `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
-    mutating func image(width: Int) throws(VipsError) -> VipsImage {
+    /// The width of the decode `spec` is made from.
+    static func decodeWidth(of spec: VariantSpec) -> Int { spec.from ?? spec.width }
+
+    /// Widest decode first, then widest variant: the variants made from one decode come together.
+    static func order(_ a: VariantSpec, _ b: VariantSpec) -> Bool {
+        let (da, db) = (decodeWidth(of: a), decodeWidth(of: b))
+        return da != db ? da > db : a.width > b.width
+    }
+
+    /// The pixels of `spec`: upright, 8-bit sRGB, in memory.
+    mutating func image(for spec: VariantSpec) throws(VipsError) -> VipsImage {
+        let decoded = try decoded(width: Self.decodeWidth(of: spec))
+        guard spec.width < decoded.width else { return decoded }
+        return try (animated ? decoded.animationResized(width: spec.width) : decoded.resized(width: spec.width)).materialized()
+    }
+
+    /// The source decoded to `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
+    mutating func decoded(width: Int) throws(VipsError) -> VipsImage {
         if let last, last.width == width { return last.image }
         last = nil
-        let decoded: VipsImage
-        do {
-            decoded = if let whole { try whole.resized(width: width) } else {
-                try VipsImage.thumbnail(bytes, width: width, allPages: animated, colourManage: inspection.needsColourManagement)
-            }
-        }
+        let decoded = shrinkOnLoad
+            ? try VipsImage.thumbnail(bytes, width: width, allPages: animated, colourManage: inspection.needsColourManagement)
+            : try wholeResized(to: width)
         let image = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         last = (width, image)
         return image
+    }
+
+    /// The whole source resized to `width` as it is decoded. A source with an alpha band is resized
+    /// first with the band as a plain one: when it comes out fully opaque the picture had no
+    /// transparency to weigh its colours by, and the band is dropped (most such wallpapers and
+    /// screenshots); otherwise it is decoded again and resized premultiplied, which costs several
+    /// times as much (floating point) but keeps colours under transparency right.
+    private func wholeResized(to width: Int) throws(VipsError) -> VipsImage {
+        let source = try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright).eightBit()
+        guard source.hasAlpha, width < source.width else { return try source.resized(width: width) }
+        let plain = try source.resized(width: width, alpha: .asBand).materialized().tidyingAlpha()
+        guard plain.hasAlpha else { return plain }
+        return try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
+            .eightBit().resized(width: width)
     }
 }
 

@@ -16,10 +16,16 @@ public struct VariantSpec: Hashable, Sendable {
     /// The quality is chosen for this variant's own pixels (`QualitySearch`): the target and bounds
     /// are the spec, the quality found is recorded with the variant (`recorded(as:)`).
     public var auto: AutoQuality? = nil
+    /// The width of the decode this variant is resized from (the anchor: the widest configured width,
+    /// capped at the source's), when it is narrower than that; nil when it is decoded straight to its
+    /// own width. Every narrower width of an image shares the anchor's one decode, and a variant's
+    /// pixels still depend on its source and its spec only, never on what else a job asks for.
+    public var from: Int? = nil
 
     public var canonical: String {
         let q = auto?.canonical ?? "\(quality)"
-        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))"
+        let anchor = from.map { ";from=\($0)" } ?? ""
+        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)"
     }
 
     /// The spec string a variant record keeps: the canonical string, then what the bytes are, so that
@@ -83,9 +89,9 @@ public struct VariantSpec: Hashable, Sendable {
     public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec.
-    /// 7: each width decoded on its own (no longer from the job's widest), and the source's own bytes
-    /// standing for a smaller variant in its format that would be larger.
-    static let encoderRevision = 7
+    /// 8: widths narrower than the anchor resized from its decode (`from`); a source's alpha band that
+    /// stays fully opaque when resized is dropped before the resize that would premultiply it.
+    static let encoderRevision = 8
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
@@ -136,13 +142,24 @@ public struct VariantPlan: Sendable {
     public func specs(for source: SourceInfo, request: VariantRequest? = nil) -> [VariantSpec] {
         guard source.format != .svg else { return [] }
         let request = request ?? defaultRequest
+        let anchor = anchorWidth(for: source)
         return outputFormats(for: source, request: request).flatMap { format in
             widths(for: source, request: request).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
-                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format))
+                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format),
+                            from: width < anchor ? anchor : nil)
             }
         }
+    }
+
+    /// The one decode every narrower width of a source is resized from: the widest configured width,
+    /// capped at the source's. A setting, not what one request happens to ask for, so a social card or
+    /// an image shown small is the same file as the same width beside the page's others. Shrink-on-load
+    /// to each width instead would read every coefficient of a JPEG (decode a whole WebP, inflate a
+    /// whole PNG) once per width.
+    public func anchorWidth(for source: SourceInfo) -> Int {
+        min(settings.widths.max() ?? source.width, source.width)
     }
 
     /// Requested widths capped at the source width.
