@@ -68,12 +68,18 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
                                  "option_string", options, NULL);
 }
 
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out) {
+int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, int shrink, VipsImage **out) {
     VipsImage *context = vips_image_new();
     VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
     int result = -1;
-    t[0] = vips_image_new_from_buffer(buf, len, "", "access", upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
-                                      "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    VipsAccess access = upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    const char *loader = shrink > 1 ? vips_foreign_find_load_buffer(buf, len) : NULL;
+    if (loader && vips_isprefix("VipsForeignLoadJpeg", loader))
+        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, "shrink", shrink, NULL);
+    else if (loader && vips_isprefix("VipsForeignLoadWebp", loader))
+        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, "scale", 1.0 / shrink, NULL);
+    else
+        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
     if (!t[0]) goto done;
     if (upright) {
         g_object_ref(t[0]);
@@ -93,15 +99,15 @@ done:
     return result;
 }
 
-int imgbake_vips_resize_exact(VipsImage *in, int width, int premultiply, VipsImage **out) {
-    double scale = (double) width / in->Xsize;
+int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out) {
+    double scale = (double) width / in->Xsize, vscale = (double) height / in->Ysize;
     if (!premultiply || !vips_image_hasalpha(in))
-        return vips_resize(in, out, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+        return vips_resize(in, out, scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
     VipsImage *context = vips_image_new();
     VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
     int result = -1;
     if (vips_premultiply(in, &t[0], NULL) ||
-        vips_resize(t[0], &t[1], scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
+        vips_resize(t[0], &t[1], scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
         vips_unpremultiply(t[1], &t[2], NULL) ||
         vips_round(t[2], &t[3], VIPS_OPERATION_ROUND_RINT, NULL) ||
         vips_cast(t[3], &t[4], in->BandFmt, NULL) ||

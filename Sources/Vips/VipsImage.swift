@@ -39,24 +39,28 @@ public final class VipsImage {
         return VipsImage(taking: out, source: buffer)
     }
 
-    /// Decodes `buffer` upright, and with `colourManage` in sRGB. For sources without shrink-on-load
-    /// (PNG), and those with transparency, which `resized(width:)` handles exactly. `alreadyUpright`
-    /// (orientation 1) lets the pixels stream instead of being decoded whole first.
-    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool, alreadyUpright: Bool = false) throws(VipsError) -> VipsImage {
+    /// Decodes `buffer` upright, and with `colourManage` in sRGB. `alreadyUpright` (orientation 1) lets
+    /// the pixels stream instead of being decoded whole first. `shrink` (1, 2, 4 or 8) divides both
+    /// sides while decoding where the format can (a JPEG's DCT scaling, libwebp's scaled decode; see
+    /// `shrinksWhileDecoding`), much cheaper than decoding every pixel and resizing them.
+    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool, alreadyUpright: Bool = false,
+                                     shrink: Int = 1) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, alreadyUpright ? 1 : 0, &out) == 0, let out
+        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, alreadyUpright ? 1 : 0,
+                                          Int32(shrink), &out) == 0, let out
         else { throw VipsError.drain("cannot decode image", source: buffer) }
         return VipsImage(taking: out, source: buffer)
     }
 
-    /// This image resized to exactly `width` pixels wide (lanczos3); with `.premultiplied`, a constant
-    /// colour under varying transparency stays constant. Returns the image itself when it already has
-    /// that width.
-    public func resized(width: Int, alpha: AlphaResize = .premultiplied) throws(VipsError) -> VipsImage {
-        guard width != self.width else { return self }
+    /// This image resized to exactly `width` pixels wide (lanczos3), and `height` high (in proportion
+    /// when nil); with `.premultiplied`, a constant colour under varying transparency stays constant.
+    /// Returns the image itself when it already has that size.
+    public func resized(width: Int, height: Int? = nil, alpha: AlphaResize = .premultiplied) throws(VipsError) -> VipsImage {
+        let height = height ?? max(1, Int((Double(self.height) * Double(width) / Double(self.width)).rounded()))
+        guard width != self.width || height != self.height else { return self }
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_resize_exact(pointer, Int32(width), alpha == .premultiplied ? 1 : 0, &out) == 0, let out
+        guard imgbake_vips_resize_exact(pointer, Int32(width), Int32(height), alpha == .premultiplied ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot resize image", source: source) }
         return VipsImage(taking: out, source: source)
     }

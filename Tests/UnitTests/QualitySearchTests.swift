@@ -25,9 +25,7 @@ import ImgBakeTestSupport
         let buffer = ImageBuffer(bytes)
         let format = try #require(ImageFormat.sniff(bytes))
         let inspection = try Transformer.inspect(buffer, format: format, limits: .init(maxPixels: 100_000_000))
-        let job = TransformJob(specs: [spec])
-        var pixels = Intermediates(buffer, inspection: inspection, animated: spec.animated,
-                                   shrinkOnLoad: Transformer.shrinksOnLoad(job, inspection))
+        var pixels = Intermediates(buffer, inspection: inspection, animated: spec.animated)
         return try pixels.image(for: spec)
     }
 

@@ -24,8 +24,10 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
 
 /// Decodes `buf`, upright by EXIF, and with `colour_manage` converted from its embedded profile (or
 /// CMYK) to sRGB. With `upright` (the header says no rotation is needed) the pixels stream in
-/// sequentially instead of being decoded whole first. Corrupt input is an error.
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out);
+/// sequentially instead of being decoded whole first. `shrink` (1, 2, 4 or 8) divides both sides as
+/// the decoder goes where the format can: a JPEG's DCT scaling, libwebp's scaled decode; other formats
+/// ignore it. Corrupt input is an error.
+int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, int shrink, VipsImage **out);
 
 /// A black `width` × `height` image of `bands` 8-bit bands (for probing what the savers can write).
 int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
@@ -34,11 +36,11 @@ int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
 /// WebPGetEncoderVersion gives it (0xMMmmrr), found with dlsym; -1 when there is none.
 int imgbake_webp_encoder_version(void);
 
-/// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha and `premultiply`, the
+/// Resizes to exactly `width` × `height` with lanczos3. With alpha and `premultiply`, the
 /// colours are premultiplied for the resize (in floating point) and rounded (not truncated) back to 8
 /// bits, so a constant colour under varying transparency stays constant; without `premultiply` the
 /// alpha band is resized like the others (right only where the image is opaque).
-int imgbake_vips_resize_exact(VipsImage *in, int width, int premultiply, VipsImage **out);
+int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out);
 
 /// Thumbnail of an already decoded animation (a stack of frames): every frame resized to `width`,
 /// the page height updated. No rotation, no colour management.

@@ -174,13 +174,11 @@ public final class Transformer: Sendable {
         return (56 << 20) + 4 * pixels
     }
 
-    /// JPEG and opaque WebP shrink on load (much faster); animations need a frame-aware resize; the
-    /// rest (PNG, anything with alpha) is decoded whole and resized with correct rounding, which keeps
-    /// PNGs small (see VipsImage.resized). CMYK too: libvips 8.14's thumbnail ignores a CMYK image's
-    /// embedded profile for its built-in one.
+    /// JPEG and opaque WebP shrink on load (`Intermediates.shrink`), and animations are thumbnailed
+    /// frame by frame; the rest (PNG, anything with alpha) is decoded at full size and resized.
     static func shrinksOnLoad(_ job: TransformJob, _ inspection: Inspection) -> Bool {
         let format = inspection.info.format
-        return job.specs.contains { $0.animated } || (format == .jpeg && !inspection.isCMYK) || (format == .webp && !inspection.hasAlpha)
+        return job.specs.contains { $0.animated } || format == .jpeg || (format == .webp && !inspection.hasAlpha)
     }
 
     /// Same, with a fixed list of specs (and no placeholder).
@@ -231,8 +229,7 @@ public final class Transformer: Sendable {
         let info = inspection.info
         let placeholderWidth = job.placeholder == .none ? nil : min(info.width, 64)
         guard !job.specs.isEmpty || placeholderWidth != nil else { return TransformOutput(info: info, variants: [], placeholder: nil) }
-        var pixels = Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated },
-                                   shrinkOnLoad: shrinksOnLoad(job, inspection))
+        var pixels = Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated })
         // The source itself (metadata removed) stands for a variant in its own format whenever it needs
         // no pixel change and is smaller than the re-encode: an output is never larger than its source.
         let passthroughAllowed = info.pages == 1 && !job.specs.contains { $0.animated } && inspection.upright
@@ -283,20 +280,17 @@ public final class Transformer: Sendable {
 ///   own: all of a page's narrower widths share that one decode.
 /// - A spec without one (the anchor itself, a width above it, a placeholder) is the source decoded to
 ///   its own width.
-/// A decode is shrink-on-load where the format has it (JPEG, opaque WebP, animations); otherwise the
-/// whole source is decoded and resized as it streams in (PNG, alpha, CMYK).
+/// Every width's height is the source's in proportion, rounded, however it was reached.
 struct Intermediates {
     let bytes: ImageBuffer
     let inspection: Inspection
     let animated: Bool
-    let shrinkOnLoad: Bool
     private var last: (width: Int, image: VipsImage)?
 
-    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool, shrinkOnLoad: Bool) {
+    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool) {
         self.bytes = bytes
         self.inspection = inspection
         self.animated = animated
-        self.shrinkOnLoad = shrinkOnLoad
     }
 
     /// The width of the decode `spec` is made from.
@@ -308,37 +302,61 @@ struct Intermediates {
         return da != db ? da > db : a.width > b.width
     }
 
+    /// The source's height at `width`, in proportion.
+    static func height(atWidth width: Int, of info: SourceInfo) -> Int {
+        max(1, Int((Double(info.height) * Double(width) / Double(info.width)).rounded()))
+    }
+
+    /// What a decode to `width` divides the source's sides by while decoding: the largest of 2, 4 and 8
+    /// that leaves it at least `width` wide, where the format can (JPEG, opaque WebP), else 1. The
+    /// rest of the way is a lanczos3 resize. libvips' thumbnail leaves at least a factor of two to its
+    /// resize: a resize that long is most of a 1,600 px decode's cost in libvips 8.14 (its horizontal
+    /// lanczos is plain C), for 0.0003 of SSIM against a floating-point resize of the source.
+    static func shrink(decodingTo width: Int, _ inspection: Inspection) -> Int {
+        let info = inspection.info
+        guard info.pages == 1, info.format == .jpeg || (info.format == .webp && !inspection.hasAlpha) else { return 1 }
+        var shrink = 1
+        while shrink < 8 && info.width / (2 * shrink) >= width { shrink *= 2 }
+        return shrink
+    }
+
     /// The pixels of `spec`: upright, 8-bit sRGB, in memory.
     mutating func image(for spec: VariantSpec) throws(VipsError) -> VipsImage {
         let decoded = try decoded(width: Self.decodeWidth(of: spec))
         guard spec.width < decoded.width else { return decoded }
-        return try (animated ? decoded.animationResized(width: spec.width) : decoded.resized(width: spec.width)).materialized()
+        if animated { return try decoded.animationResized(width: spec.width).materialized() }
+        return try decoded.resized(width: spec.width, height: Self.height(atWidth: spec.width, of: inspection.info)).materialized()
     }
 
     /// The source decoded to `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
     mutating func decoded(width: Int) throws(VipsError) -> VipsImage {
         if let last, last.width == width { return last.image }
         last = nil
-        let decoded = shrinkOnLoad
-            ? try VipsImage.thumbnail(bytes, width: width, allPages: animated, colourManage: inspection.needsColourManagement)
-            : try wholeResized(to: width)
+        let decoded = animated
+            ? try VipsImage.thumbnail(bytes, width: width, allPages: true, colourManage: inspection.needsColourManagement)
+            : try decode(to: width)
         let image = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         last = (width, image)
         return image
     }
 
-    /// The whole source resized to `width` as it is decoded. A source with an alpha band is resized
-    /// first with the band as a plain one: when it comes out fully opaque the picture had no
-    /// transparency to weigh its colours by, and the band is dropped (most such wallpapers and
-    /// screenshots); otherwise it is decoded again and resized premultiplied, which costs several
-    /// times as much (floating point) but keeps colours under transparency right.
-    private func wholeResized(to width: Int) throws(VipsError) -> VipsImage {
-        let source = try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright).eightBit()
-        guard source.hasAlpha, width < source.width else { return try source.resized(width: width) }
-        let plain = try source.resized(width: width, alpha: .asBand).materialized().tidyingAlpha()
+    /// The source resized to `width` as it is decoded. A source with an alpha band is resized first
+    /// with the band as a plain one: when it comes out fully opaque the picture had no transparency to
+    /// weigh its colours by, and the band is dropped (most such wallpapers and screenshots); otherwise
+    /// it is decoded again and resized premultiplied, which costs several times as much (floating
+    /// point) but keeps colours under transparency right.
+    private func decode(to width: Int) throws(VipsError) -> VipsImage {
+        let height = Self.height(atWidth: width, of: inspection.info)
+        let shrink = Self.shrink(decodingTo: width, inspection)
+        func source() throws(VipsError) -> VipsImage {
+            try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright,
+                                        shrink: shrink).eightBit()
+        }
+        let first = try source()
+        guard first.hasAlpha, width < first.width else { return try first.resized(width: width, height: height) }
+        let plain = try first.resized(width: width, height: height, alpha: .asBand).materialized().tidyingAlpha()
         guard plain.hasAlpha else { return plain }
-        return try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
-            .eightBit().resized(width: width)
+        return try source().resized(width: width, height: height)
     }
 }
 
