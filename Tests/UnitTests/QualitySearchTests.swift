@@ -60,6 +60,9 @@ import ImgBakeTestSupport
         // The sample stands for the picture: the whole variant at that quality is near the target too.
         let whole = try Self.ssim(pixels, spec, quality: q)
         #expect(abs(whole - 0.97) < 0.01, "\(image): the whole picture's SSIM at \(q) is \(whole)")
+        // The score is what the try at that quality measured.
+        let found = try QualitySearch(spec: spec, auto: Self.auto).find(on: QualitySearch.Sample(of: pixels))
+        #expect(found == QualitySearch.Found(quality: q, score: SSIMScore(measured: try Self.ssim(sample, spec, quality: q))))
     }
 
     @Test func aSampleIsTilesFromAllOverTheLargerPictures() throws {
@@ -178,7 +181,7 @@ import ImgBakeTestSupport
         #expect(AutoQuality(ssim: 9050, floor: 1, ceiling: 100).canonical == "auto:ssim=0.9050:1-100")
     }
 
-    @Test func theRecordSaysWhatTheBytesAre() {
+    @Test func theRecordSaysWhatTheBytesAre() throws {
         let auto = QualitySearchTests.spec(width: 480)
         #expect(VariantSpec.Made(recorded: auto.recorded(as: .quality(74)), of: auto) == .quality(74))
         #expect(VariantSpec.Made(recorded: auto.recorded(as: .source), of: auto) == .source)
@@ -187,6 +190,14 @@ import ImgBakeTestSupport
         #expect(VariantSpec.Made(recorded: jpeg.canonical, of: jpeg) == .quality(80))
         let png = VariantSpec(width: 480, format: .png, quality: 0, effort: 4, animated: false, keepMetadata: [])
         #expect(VariantSpec.Made(recorded: png.recorded(as: .lossless), of: png) == .lossless)
+        // A searched quality keeps what its search measured there, for the report.
+        let score = try #require(SSIMScore(tenThousandths: 9652))
+        #expect(auto.recorded(as: .quality(74, score: score)).hasSuffix(";made=q74;ssim=9652"))
+        #expect(VariantSpec.Made(recorded: auto.recorded(as: .quality(74, score: score)), of: auto) == .quality(74, score: score))
+        for bad in ["q74;ssim=10001", "q74;ssim=", "q74;ssim=96.5", "q74;q75", "q74;"] {
+            #expect(VariantSpec.Made(suffix: bad[...]) == nil, "\(bad)")
+        }
+        #expect(SSIMScore(measured: 0.964_99).description == "0.9649" && SSIMScore(measured: 1).description == "1.0000")
     }
 
     /// The chosen quality travels in the spec string, which a remote pack's variant record already

@@ -75,9 +75,15 @@ int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len);
 /// AVIF through libheif's AV1 encoder.
 int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
 
-/// The luma of an 8-bit sRGB or grey image (Rec. 601 weights, rounded to 8 bits; alpha flattened onto
-/// white, as a page without a background shows it): the plane SSIM is measured on.
-int imgbake_vips_luma(VipsImage *in, VipsImage **out);
+/// The luma plane of an 8-bit image of 1 to 4 bands (grey, grey and alpha, RGB, RGBA): Rec. 601
+/// weights rounded to the nearest level, alpha flattened onto white (as a page without a background
+/// shows it). `*out` receives `width` × `height` bytes, g_malloc'd: the caller g_frees it. Computed
+/// here rather than with libvips operations: a quality search takes the luma of every try, and the
+/// operations' set-up cost more than the arithmetic on a sample.
+int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height);
+
+/// Same, of the image encoded in `buf` (decoded first).
+int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height);
 
 /// `across` × `down` square tiles of `tile` pixels, one from the middle of each cell of an even grid
 /// over `in` (even coordinates, so 4:2:0 chroma lines up), joined into one image `across` tiles wide:

@@ -37,13 +37,40 @@ struct QualitySearch {
         return try frame.tileSample(tile: tile, across: across, down: down).removingFields { _ in true }
     }
 
+    /// One width's sample and its luma, made once and tried by every format searched at that width.
+    struct Sample {
+        let image: VipsImage
+        let reference: LumaPlane
+
+        init(of pixels: VipsImage) throws(VipsError) {
+            image = try QualitySearch.sample(of: pixels)
+            reference = try image.luma()
+        }
+    }
+
+    /// What a search settles on: the quality, and the SSIM its try measured there.
+    struct Found: Equatable {
+        let quality: Int
+        let score: SSIMScore
+    }
+
     /// The quality for `image` (a variant's pixels, upright, 8-bit sRGB).
     func quality(for image: VipsImage) throws(VipsError) -> Int {
-        let sample = try Self.sample(of: image)
-        let reference = try sample.luma()
-        return try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
-            try measure(sample, reference, quality: q)
+        try find(on: Sample(of: image)).quality
+    }
+
+    /// The quality for the pixels `sample` was taken from, and its score.
+    func find(on sample: Sample) throws(VipsError) -> Found {
+        var measured: [Int: Double] = [:]
+        let quality = try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
+            let ssim = try measure(sample, quality: q)
+            measured[q] = ssim
+            return ssim
         }
+        // The ceiling is the answer without a try of its own when nothing below it reached the target.
+        let ssim: Double
+        if let tried = measured[quality] { ssim = tried } else { ssim = try measure(sample, quality: quality) }
+        return Found(quality: quality, score: SSIMScore(measured: ssim))
     }
 
     /// The lowest quality in `floor...ceiling` whose `ssim` reaches `target` (the ceiling when none
@@ -101,10 +128,9 @@ struct QualitySearch {
         }
     }
 
-    private func measure(_ sample: VipsImage, _ reference: LumaPlane, quality: Int) throws(VipsError) -> Double {
-        let bytes = try sample.encoded(as: spec.encodeFormat(quality: quality))
-        let decoded = try VipsImage.open(ImageBuffer(bytes)).materialized()
-        guard let ssim = try decoded.luma().ssim(reference) else {
+    private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
+        let bytes = try sample.image.encoded(as: spec.encodeFormat(quality: quality))
+        guard let ssim = try LumaPlane(decoding: ImageBuffer(bytes)).ssim(sample.reference) else {
             throw VipsError(message: "cannot measure SSIM (libwebp's WebPPlaneDistortion is missing)")
         }
         return ssim

@@ -245,13 +245,18 @@ public final class Transformer: Sendable {
         var encoded: [EncodedVariant] = []
         // Widest decode first, each decode made once for every variant made from it and let go before
         // the next; within one, widest first, each width made once for all its formats.
+        // One sample per width, tried by each format searched there.
+        var sample: (spec: VariantSpec, sample: QualitySearch.Sample)?
         for spec in job.specs.sorted(by: Intermediates.order) {
             let image: VipsImage
             do { image = try pixels.image(for: spec) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {
-                let quality = try spec.auto.map { auto throws(VipsError) in try QualitySearch(spec: spec, auto: auto).quality(for: image) }
-                var output = try Metadata.encode(image, spec: spec, quality: quality, credits: inspection.credits)
-                var made: VariantSpec.Made = spec.isLossy ? .quality(quality ?? spec.quality) : .lossless
+                let found = try spec.auto.map { auto throws(VipsError) -> QualitySearch.Found in
+                    if sample.map({ !$0.spec.hasSamePixels(as: spec) }) ?? true { sample = (spec, try QualitySearch.Sample(of: image)) }
+                    return try QualitySearch(spec: spec, auto: auto).find(on: sample!.sample)
+                }
+                var output = try Metadata.encode(image, spec: spec, quality: found?.quality, credits: inspection.credits)
+                var made: VariantSpec.Made = spec.isLossy ? .quality(found?.quality ?? spec.quality, score: found?.score) : .lossless
                 var size = (width: image.width, height: max(1, image.pages) > 1 ? image.pageHeight : image.height)
                 if let original = sourceBytes(for: spec), original.count <= output.count {
                     // At a smaller width too: a source compressed harder than the encoder's quality
