@@ -68,35 +68,25 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
                                  "option_string", options, NULL);
 }
 
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, int shrink, VipsImage **out) {
-    VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
-    int result = -1;
-    VipsAccess access = upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+int imgbake_vips_load(const void *buf, size_t len, int shrink, VipsImage **out) {
     const char *loader = shrink > 1 ? vips_foreign_find_load_buffer(buf, len) : NULL;
     if (loader && vips_isprefix("VipsForeignLoadJpeg", loader))
-        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, "shrink", shrink, NULL);
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR,
+                                          "shrink", shrink, NULL);
     else if (loader && vips_isprefix("VipsForeignLoadWebp", loader))
-        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, "scale", 1.0 / shrink, NULL);
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR,
+                                          "scale", 1.0 / shrink, NULL);
     else
-        t[0] = vips_image_new_from_buffer(buf, len, "", "access", access, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!t[0]) goto done;
-    if (upright) {
-        g_object_ref(t[0]);
-        t[1] = t[0];
-    } else if (vips_autorot(t[0], &t[1], NULL)) goto done;
-    if (colour_manage) {
-        if (vips_icc_transform(t[1], &t[2], "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL)) goto done;
-    } else {
-        g_object_ref(t[1]);
-        t[2] = t[1];
-    }
-    g_object_ref(t[2]);
-    *out = t[2];
-    result = 0;
-done:
-    g_object_unref(context);
-    return result;
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return *out ? 0 : -1;
+}
+
+int imgbake_vips_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL);
+}
+
+int imgbake_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
 }
 
 int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out) {

@@ -39,18 +39,31 @@ public final class VipsImage {
         return VipsImage(taking: out, source: buffer)
     }
 
-    /// Decodes `buffer` upright, and with `colourManage` in sRGB. `alreadyUpright` (orientation 1) lets
-    /// the pixels stream instead of being decoded whole first. `shrink` (1, 2, 4 or 8) divides both
-    /// sides while decoding where the format can (a JPEG's DCT scaling, libwebp's scaled decode; see
-    /// `shrinksWhileDecoding`), much cheaper than decoding every pixel and resizing them.
-    public static func decodeUpright(_ buffer: ImageBuffer, colourManage: Bool, alreadyUpright: Bool = false,
-                                     shrink: Int = 1) throws(VipsError) -> VipsImage {
+    /// Opens `buffer` to be decoded as stored (not turned upright, in its own colour space), once,
+    /// as the pixels stream in. `shrink` (1, 2, 4 or 8) divides both sides while decoding where the
+    /// format can (a JPEG's DCT scaling, libwebp's scaled decode), much cheaper than decoding every
+    /// pixel and resizing them. Corrupt or truncated input is an error, not grey pixels.
+    public static func load(_ buffer: ImageBuffer, shrink: Int = 1) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_decode_upright(buffer.baseAddress, buffer.count, colourManage ? 1 : 0, alreadyUpright ? 1 : 0,
-                                          Int32(shrink), &out) == 0, let out
+        guard imgbake_vips_load(buffer.baseAddress, buffer.count, Int32(shrink), &out) == 0, let out
         else { throw VipsError.drain("cannot decode image", source: buffer) }
         return VipsImage(taking: out, source: buffer)
+    }
+
+    /// The pixels in 8-bit sRGB, from the embedded profile (or CMYK).
+    public func convertedToSRGB() throws(VipsError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_to_srgb(pointer, &out) == 0, let out else { throw VipsError.drain("cannot convert to sRGB", source: source) }
+        return VipsImage(taking: out, source: source)
+    }
+
+    /// Turned upright by the EXIF orientation. Cheapest on a small image: it reads the pixels in
+    /// another order than they were stored.
+    public func autorotated() throws(VipsError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard imgbake_vips_autorot(pointer, &out) == 0, let out else { throw VipsError.drain("cannot turn image upright", source: source) }
+        return VipsImage(taking: out, source: source)
     }
 
     /// This image resized to exactly `width` pixels wide (lanczos3), and `height` high (in proportion

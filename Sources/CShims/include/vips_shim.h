@@ -22,12 +22,16 @@ int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsIma
 int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int all_pages, int colour_manage,
                                   VipsImage **out);
 
-/// Decodes `buf`, upright by EXIF, and with `colour_manage` converted from its embedded profile (or
-/// CMYK) to sRGB. With `upright` (the header says no rotation is needed) the pixels stream in
-/// sequentially instead of being decoded whole first. `shrink` (1, 2, 4 or 8) divides both sides as
-/// the decoder goes where the format can: a JPEG's DCT scaling, libwebp's scaled decode; other formats
-/// ignore it. Corrupt input is an error.
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, int shrink, VipsImage **out);
+/// Opens `buf` to be decoded as stored (sequentially: the pixels stream in once), failing on corrupt
+/// input instead of returning grey. `shrink` (1, 2, 4 or 8) divides both sides as the decoder goes
+/// where the format can: a JPEG's DCT scaling, libwebp's scaled decode; other formats ignore it.
+int imgbake_vips_load(const void *buf, size_t len, int shrink, VipsImage **out);
+
+/// Converts from the embedded profile (or libvips' CMYK one) to 8-bit sRGB, relative colorimetric.
+int imgbake_vips_to_srgb(VipsImage *in, VipsImage **out);
+
+/// Turns the image upright by its EXIF orientation (and drops the orientation).
+int imgbake_vips_autorot(VipsImage *in, VipsImage **out);
 
 /// A black `width` × `height` image of `bands` 8-bit bands (for probing what the savers can write).
 int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
