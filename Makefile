@@ -8,14 +8,20 @@ export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-w
   [ -z "$$(git -C "$(CURDIR)" status --porcelain 2>/dev/null)" ] && echo clean || echo dirty)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
-        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema \
+        libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
-        jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core
+        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
+# python3-venv: GeneratorPluginTests install the MkDocs and Sphinx plugins as users do, with pip into a
+# virtual environment of their own (MkDocs, mkdocs-material and sphinx-autobuild from PyPI there; the
+# Jekyll gem with Debian's gem into a GEM_HOME).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
-# the MkDocs example needs mkdocs-material, also from PyPI.
+# the MkDocs example and `make docs` need mkdocs-material, also from PyPI. check-jsonschema checks the
+# CI files against the GitHub and GitLab schemas it carries (tools/check-workflows.py), from PyPI too;
+# shellcheck, for the scripts in them, is a Debian package.
 MOTO := moto[server]>=5,<6
 MKDOCS := mkdocs-material>=9,<10
+CHECK_JSONSCHEMA := check-jsonschema>=0.29,<1
 
 # What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
 # mmdebstrap for the clean Debian root, jq for the GitHub Action's summary, python3-yaml to read
@@ -34,7 +40,7 @@ TEST_TMPROOT := $(shell d=/dev/shm; \
 # open to all like /tmp, since the write-error tests run imgbake as `nobody`.
 WITH_TEST_TMPDIR = t=$$(mktemp -d $(TEST_TMPROOT)/imgbake-tests.XXXXXX) && trap 'rm -rf "$$t"' EXIT INT TERM && chmod 1777 "$$t" && TMPDIR="$$t/" $(1)
 
-.PHONY: all deps dist-deps build release dist dist-check demo test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
+.PHONY: all deps dist-deps build release dist dist-check demo docs test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
 
 deps:
@@ -81,6 +87,22 @@ dist-check: dist
 demo: build
 	IMGBAKE=.build/debug/imgbake bash Examples/demo.sh
 
+# The documentation site (mkdocs.yml, docs/): the reference pages written from the binary itself
+# (tools/docs-reference.py: every configuration key from the reader's own table, every command's
+# --help), MkDocs into out/docs with --strict (a broken link between pages fails it), then imgbake over
+# the result as over any site (the docs' images become local, responsive files), then every internal
+# link and image of the rewritten site checked (tools/check-links.py). Open out/docs/index.html.
+DOCS_IMAGES := astronaut.jpg
+DOCS_IMGBAKE = "$$($(SWIFT) build --show-bin-path)/imgbake"
+docs: build
+	@python3 -c 'import mkdocs, material' 2>/dev/null || python3 -m pip install -q '$(MKDOCS)' \
+	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
+	python3 tools/docs-reference.py $(DOCS_IMGBAKE) docs/reference
+	mkdir -p docs/img && cp $(addprefix Examples/images/,$(DOCS_IMAGES)) docs/img/
+	rm -rf out/docs && NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet
+	$(DOCS_IMGBAKE) build out/docs --config docs/imgbake.toml --cache-dir out/docs-cache
+	python3 tools/check-links.py out/docs
+
 test: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	@python3 -c 'import moto.server, boto3' 2>/dev/null || python3 -m pip install -q '$(MOTO)' \
@@ -89,6 +111,9 @@ test: deps
 	  || python3 -m pip install -q --break-system-packages '$(MKDOCS)'
 	@python3 -c 'import websocket' 2>/dev/null || python3 -m pip install -q websocket-client \
 	  || python3 -m pip install -q --break-system-packages websocket-client
+	@python3 -c 'import check_jsonschema' 2>/dev/null || python3 -m pip install -q '$(CHECK_JSONSCHEMA)' \
+	  || python3 -m pip install -q --break-system-packages '$(CHECK_JSONSCHEMA)'
+	python3 tools/check-workflows.py
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build)
 
@@ -98,8 +123,9 @@ check:
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build --filter ImgBakeUnitTests)
 
-# One run of the shared benchmark (../shared/bench) with imgbake beside the pyvips script, Hugo and the
-# libvips CLI, and the ratios; Benchmarks/README.md keeps the latest table. About 5 minutes.
+# One run of the external benchmark harness (BENCH=its folder, ../shared/bench by default) with imgbake
+# beside the pyvips script, Hugo and the libvips CLI, and the ratios; Benchmarks/README.md keeps the
+# latest table. About 5 minutes.
 bench: release
 	bash Benchmarks/bench.sh
 
@@ -127,7 +153,7 @@ vitals: release
 # in each chain).
 stress: deps
 	$(SWIFT) build --build-tests
-	$(call WITH_TEST_TMPDIR,IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_KILLS=40 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|CrashSafetyTests')
+	$(call WITH_TEST_TMPDIR,IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_HISTORIES=60 IMGBAKE_STRESS_KILLS=40 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|InPlaceHistoryTests|CrashSafetyTests')
 
 # Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
 FUZZ_SECONDS ?= 60

@@ -74,7 +74,7 @@ let package = Package(
         ]),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
         // real builds, the real binary), sharing a support library.
-        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims", "Locking"], path: "Tests/TestSupport"),
+        .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims", "Locking", "Vips"], path: "Tests/TestSupport"),
         // The properties the fuzz targets check (Tests/Fuzz): beside the fuzz programs, out of the library;
         // the unit tests replay the committed corpus through them (FuzzSeedTests).
         .target(name: "FuzzProperties", dependencies: ["ImgBake"], path: "Tests/Fuzz/Properties"),

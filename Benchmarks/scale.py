@@ -12,6 +12,11 @@ on many pages). Then, one run each, with the release binary:
   in-place   a copy of the site rewritten in place, the cache kept
   scan       imgbake scan --json (output to /dev/null)
 Prints wall seconds, CPU seconds and the peak RSS of the imgbake process (its own, from wait4).
+
+    python3 Benchmarks/scale.py --refs 100000 --base /path/to/other/imgbake
+
+times another binary (a release build of an earlier commit) on the same sites in the same run, each
+run of it right after the same run of this one, and prints the ratios.
 """
 import argparse, os, random, shutil, subprocess, sys, tempfile, time
 
@@ -21,6 +26,7 @@ ap.add_argument("--refs", default="10000,100000,400000,1000000")
 ap.add_argument("--binary", default=os.path.join(root, ".build/release/imgbake"))
 ap.add_argument("--images", type=int, default=300)
 ap.add_argument("--keep", action="store_true", help="leave the last site, outputs and cache")
+ap.add_argument("--base", help="another imgbake binary, timed beside this one on the same sites")
 a = ap.parse_args()
 
 NAMES = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
@@ -55,10 +61,10 @@ def generate(site, references, images):
     return pages
 
 
-def run(label, arguments, pages, references):
+def run(label, arguments, pages, references, binary=a.binary):
     t0 = time.monotonic()
     with open(os.devnull, "w") as null:
-        p = subprocess.Popen([a.binary] + arguments, stdout=null, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen([binary] + arguments, stdout=null, stderr=subprocess.PIPE, text=True)
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         err = p.stderr.read()
@@ -68,6 +74,7 @@ def run(label, arguments, pages, references):
     cpu = usage.ru_utime + usage.ru_stime
     print("| %9d | %7d | %-9s | %8.2f | %8.2f | %9.1f | %9d |" % (
         references, pages, label, wall, cpu, wall / pages * 1000, usage.ru_maxrss // 1024), flush=True)
+    return wall, cpu, usage.ru_maxrss // 1024
 
 
 origin = subprocess.Popen([sys.executable, os.path.join(root, "Tests/Support/origin.py"), "--root",
@@ -76,19 +83,42 @@ port = int(origin.stdout.readline().split()[1])
 connect = ["--connect-to", "images.test:80:127.0.0.1:%d" % port]
 print("| references | pages | run | wall s | CPU s | wall s per 1,000 pages | peak RSS MiB |")
 print("|---|---|---|---|---|---|---|")
+ratios = []
 for references in [int(x) for x in a.refs.split(",")]:
     work = tempfile.mkdtemp(prefix="imgbake-scale-")
-    site, cache = os.path.join(work, "site"), os.path.join(work, "cache")
+    site = os.path.join(work, "site")
     pages = generate(site, references, a.images)
-    common = ["--cache-dir", cache, "--config", os.path.join(site, "imgbake.toml"), "--quiet"] + connect
-    run("cold", ["build", site, "--out", os.path.join(work, "out")] + common, pages, references)
-    run("warm-out", ["build", site, "--out", os.path.join(work, "out2")] + common, pages, references)
-    shutil.copytree(site, os.path.join(work, "inplace"))
-    run("in-place", ["build", os.path.join(work, "inplace")] + common, pages, references)
-    run("scan", ["scan", site, "--json"], pages, references)
+    # Each binary on a copy of its own for in place, with caches and outputs of its own; with --base,
+    # each run of it right after the same run of this binary.
+    binaries = [("", a.binary)] + ([("base ", a.base)] if a.base else [])
+    results = {}
+    for step in ["cold", "warm-out", "in-place", "scan"]:
+        for prefix, binary in binaries:
+            tag = "base" if prefix else "this"
+            cache = os.path.join(work, tag + "-cache")
+            common = ["--cache-dir", cache, "--config", os.path.join(site, "imgbake.toml"), "--quiet"] + connect
+            if step == "cold":
+                arguments = ["build", site, "--out", os.path.join(work, tag + "-out")] + common
+            elif step == "warm-out":
+                arguments = ["build", site, "--out", os.path.join(work, tag + "-out2")] + common
+            elif step == "in-place":
+                shutil.copytree(site, os.path.join(work, tag + "-inplace"), ignore=shutil.ignore_patterns("imgbake.toml"))
+                arguments = ["build", os.path.join(work, tag + "-inplace")] + common
+            else:
+                arguments = ["scan", site, "--json"]
+            results[(tag, step)] = run(prefix + step, arguments, pages, references, binary)
+    if a.base:
+        for step in ["cold", "warm-out", "in-place", "scan"]:
+            this, base = results[("this", step)], results[("base", step)]
+            ratios.append("| %9d | %-9s | %.2f× | %.2f× | %d → %d |" % (references, step, this[0] / base[0], this[1] / base[1], base[2], this[2]))
     if a.keep:
         print("kept: %s" % work)
     else:
         shutil.rmtree(work)
+if ratios:
+    print("\n| references | run | wall, this / base | CPU, this / base | peak RSS MiB, base → this |")
+    print("|---|---|---|---|---|")
+    for line in ratios:
+        print(line)
 origin.terminate()
 origin.wait()  # every child waited for

@@ -16,9 +16,9 @@ int imgbake_vips_start(const char *argv0, int threads) {
     imgbake_webp_plane_distortion = (imgbake_distortion_fn) dlsym(RTLD_DEFAULT, "WebPPlaneDistortion");
     // glibc raises the size from which an allocation gets pages of its own (given back when freed)
     // each time such a block is freed, up to 32 MiB, so decoded images' buffers soon stay in the heap
-    // after they are done. Fixed at 1 MiB once images are decoded, the bench's cold peak was 239–249
-    // MiB instead of 249–267 (2026-11-24, three runs each). Not from the start: a warm build, which
-    // decodes nothing, copied its files 0.05 s slower with it.
+    // after they are done. Fixed at 1 MiB once images are decoded, the bench's cold peak is 239–249
+    // MiB against 249–267 without it (three runs each). Not from the start: a warm build, which
+    // decodes nothing, copies its files 0.05 s slower with it.
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
     // libvips also logs what it returns as an error ("error in tile ..."); callers report the error.
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, imgbake_ignore_log, NULL);

@@ -104,7 +104,8 @@ public enum HTMLParser {
     }
 
     /// gumbo's defaults, but no parse errors kept: nothing reads them, and each error holds a copy of
-    /// the open elements, so n unclosed tags took memory in n² (150 KB of `<div>`: 7 GB and 30 s).
+    /// the open elements, so n unclosed tags would take memory in n² (gigabytes for a page of a
+    /// hundred kilobytes of `<div>`).
     static var options: GumboOptions {
         var options = kGumboDefaultOptions
         options.max_errors = 0

@@ -6,8 +6,8 @@ public final class ImageBuffer: @unchecked Sendable {
 
     /// Copies `bytes`. Contiguous collections (`[UInt8]`, `ArraySlice`, `Data`…) are copied with one
     /// `memcpy`: the generic element-by-element path of the standard library is not specialised
-    /// across modules and cost about 500 instructions per byte (measured with callgrind: 24.7 G
-    /// instructions for 49 MB of originals, 15 % of a cold build's CPU samples).
+    /// across modules and costs hundreds of instructions per byte, which for a cold build's
+    /// originals is a visible share of its CPU.
     public init(_ bytes: some Collection<UInt8>) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in

@@ -133,15 +133,15 @@ import ImgBakeTestSupport
             case .addPage(let page, let refs), .editPage(let page, let refs):
                 let text = page.hasSuffix(".md") ? refs.map { "![\($0)](\(world.url($0)))\n\n" }.joined()
                     : mixed ? Self.mixedPage(refs, salt: done.count, world) : world.page(refs.map { ($0, String($0.prefix(1))) })
-                world.site.page(page, text)
-            case .deletePage(let page): try? FileManager.default.removeItem(atPath: world.site.site + "/" + page)
+                world.write(page, text)
+            case .deletePage(let page): world.delete(page)
             case .breakImage(let image): unlink(world.served + "/" + image)
             case .restoreImage(let image): FileManager.default.createFile(atPath: world.served + "/" + image, contents: originals[image])
             case .changeImage(let image, let other):
                 guard FileManager.default.fileExists(atPath: world.served + "/" + other) else { continue }
                 world.replace(image, with: other)
             case .advanceDays(let days): world.advance(days: days)
-            case .cleanCache: try CacheMaintenance.clean(try ImageCache(directory: world.site.cache))
+            case .cleanCache: try world.cleanCache()
             case .loseOutputs(let mode): world.loseOutputs(mode)
             case .damageCacheBlob(let pick): world.damageCacheBlob(pick)
             case .touchFile(let pick):
@@ -150,8 +150,8 @@ import ImgBakeTestSupport
                 let path = world.site.site + "/" + files[pick % files.count]
                 var times = [timespec(tv_sec: 1_700_000_000 + pick, tv_nsec: 0), timespec(tv_sec: 1_700_000_000 + pick, tv_nsec: 0)]
                 _ = utimensat(AT_FDCWD, path, &times, 0)
-            case .writeOtherFile(let pick): world.site.page("notes/readme-\(pick % 3).txt", "version \(pick)")
-            case .addHiddenFile(let pick): world.site.page(".drafts/d\(pick).html", world.page([("a.png", "a")]))
+            case .writeOtherFile(let pick): world.write("notes/readme-\(pick % 3).txt", "version \(pick)")
+            case .addHiddenFile(let pick): world.write(".drafts/d\(pick).html", world.page([("a.png", "a")]))
             case .build(let mode):
                 let comment = "seed \(seed): \(done.joined(separator: "; "))"
                 let result = try await world.buildAndCheck(mode, comment: comment)

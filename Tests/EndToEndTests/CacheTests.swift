@@ -60,11 +60,11 @@ import ImgBakeTestSupport
         let clock = TestClock()
         var config = site.configuration(origin: origin)
         site.page("a.html", "<img src=\"\(origin.url("img/hubble-wide.jpg"))\">")
-        _ = try await site.build(config, now: clock.now)          // used first
+        _ = try await site.build(config, clock: clock)          // used first
         site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
         clock.advance(hours: 1)
         config.outputDirectory = site.folder.path + "/out2"
-        _ = try await site.build(config, now: clock.now)          // used last
+        _ = try await site.build(config, clock: clock)          // used last
         let cache = try ImageCache(directory: site.cache)
         let before = try CacheMaintenance.stats(cache)
         #expect(before.originals == 2)
@@ -79,7 +79,7 @@ import ImgBakeTestSupport
 
         try await origin.reset()
         config.outputDirectory = site.folder.path + "/out3"
-        _ = try await site.build(config, now: clock.now)
+        _ = try await site.build(config, clock: clock)
         #expect(try await origin.stats().requests_total == 0) // coffee survived
     }
 
@@ -89,11 +89,11 @@ import ImgBakeTestSupport
         let clock = TestClock()
         var config = site.configuration(origin: origin)
         site.page("a.html", "<img src=\"\(origin.url("img/hubble-wide.jpg"))\">")
-        _ = try await site.build(config, now: clock.now)
+        _ = try await site.build(config, clock: clock)
         clock.advance(hours: 1)
         site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\">")
         config.cache.maxSize = 1 // far too small: everything older goes, this build's entries stay
-        let result = try await site.build(config, now: clock.now)
+        let result = try await site.build(config, clock: clock)
         #expect(result.diagnostics.contains { $0.message.hasPrefix("cache: evicted") }, "\(result.diagnostics)")
         #expect(result.diagnostics.contains { $0.message.contains("over the 1 B budget: this build alone uses more") })
         let cache = try ImageCache(directory: site.cache)

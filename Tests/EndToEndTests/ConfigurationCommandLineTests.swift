@@ -33,4 +33,15 @@ import ImgBakeTestSupport
         #expect(site.output("a.html")?.contains("src=\"/media/coffee-") == true)
         #expect(!site.folder.exists("from-config"))
     }
+
+    /// `make docs` writes the configuration reference from this output: it must be the reader's own list.
+    @Test func configKeysPrintsTheReadersTable() async throws {
+        let result = try await runImgbake(["config", "keys", "--json"])
+        #expect(result.status == 0)
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: String]])
+        #expect(keys.map { $0["name"] ?? "" } == ConfigurationKey.all.map(\.name))
+        #expect(keys.allSatisfy { !($0["summary"] ?? "").isEmpty && !($0["type"] ?? "").isEmpty })
+        let text = try await runImgbake(["config", "keys"])
+        #expect(text.status == 0 && text.stdout.contains("fetch.ttl = duration  (default: \"7d\")"))
+    }
 }

@@ -62,7 +62,7 @@ import ImgBakeTestSupport
         let plan = try BuildPlan(site.configuration(origin: origin), now: 0)
         let cache = try ImageCache(directory: site.cache)
         defer { Task { await cache.shutdown() } }
-        return await cache.pageStates(root: plan.stateRoot)
+        return await SiteStateStore(cache: cache, root: plan.stateRoot).pageStates()
     }
 
     /// A wiped `--out` (a fresh CI checkout with the cache restored): every page and image file is
@@ -96,7 +96,7 @@ import ImgBakeTestSupport
         let (origin, site, built) = try await builtSite(6)
         let states = try await pageStates(site, origin)
         let blobs = BlobStore(root: site.cache + "/blobs")
-        let damaged = try #require(states["p0.html"]?.rendered), gone = try #require(states["p1.html"]?.rendered)
+        let damaged = try #require(states["p0.html"]?.kept), gone = try #require(states["p1.html"]?.kept)
         FileManager.default.createFile(atPath: blobs.path(of: damaged), contents: Data("<p>not the page</p>".utf8))
         blobs.remove(gone)
         // p2's fallback image damaged in the cache: its page is read again and the file made again.
@@ -115,7 +115,7 @@ import ImgBakeTestSupport
     /// Garbage collection keeps the blobs page states name; a page state that stops naming one lets it go.
     @Test func garbageCollectionKeepsTheBlobsOfPages() async throws {
         let (origin, site, _) = try await builtSite(2)
-        let first = try #require(try await pageStates(site, origin)["p0.html"]?.rendered)
+        let first = try #require(try await pageStates(site, origin)["p0.html"]?.kept)
         let blobs = BlobStore(root: site.cache + "/blobs")
         let cache = try ImageCache(directory: site.cache)
         _ = try CacheMaintenance.collect(cache, maxBytes: .max)
@@ -124,7 +124,7 @@ import ImgBakeTestSupport
         _ = try await site.build(origin: origin)
         _ = try CacheMaintenance.collect(cache, maxBytes: .max)
         #expect(!blobs.exists(first))
-        #expect(try await pageStates(site, origin)["p0.html"]?.rendered.map(blobs.exists) == true)
+        #expect(try await pageStates(site, origin)["p0.html"]?.kept.map(blobs.exists) == true)
         await cache.shutdown()
     }
 
@@ -134,13 +134,13 @@ import ImgBakeTestSupport
         let (origin, site, built) = try await builtSite(3)
         let states = try await pageStates(site, origin)
         let blobs = BlobStore(root: site.cache + "/blobs")
-        let pageBytes = states.values.compactMap { $0.rendered.flatMap(blobs.size) }.reduce(0, +)
+        let pageBytes = states.values.compactMap { $0.kept.flatMap(blobs.size) }.reduce(0, +)
         let cache = try ImageCache(directory: site.cache)
         let total = CacheMaintenance.blobFiles(blobs).map(\.1).reduce(0, +)
         let report = try CacheMaintenance.collect(cache, maxBytes: total - pageBytes)
         await cache.shutdown()
         #expect(report.removedEntries == 0 && report.freedBytes == pageBytes && !report.overBudget)
-        #expect(states.values.allSatisfy { $0.rendered.map(blobs.exists) == false })
+        #expect(states.values.allSatisfy { $0.kept.map(blobs.exists) == false })
         try FileManager.default.removeItem(atPath: site.out)
         try await origin.reset()
         let again = try await site.build(origin: origin)

@@ -102,16 +102,16 @@ import ImgBakeTestSupport
             config.output.baseURL = RemoteURL.resolve("https://example.org/")
             config.requireAlt = .warn
             config.output.originals = layout == .outReferenced ? .referenced : .all
-            config.output.relativeURLs = layout == .inPlaceRelative
+            config.output.relativeURLs = layout == .inPlaceRelative ? .always : .never
         }
-        world.site.file("img/a.png", Paths.fixture("colour/two-colours.png"))
-        world.site.file("img/b.jpg", Paths.fixture("metadata/camera.jpg"))
-        world.site.page("index.html", "<!doctype html>\n<title>i</title>\n<img src=\"img/b.jpg\" alt=\"b\">\n")
+        world.write("img/a.png", Paths.fixture("colour/two-colours.png"))
+        world.write("img/b.jpg", Paths.fixture("metadata/camera.jpg"))
+        world.write("index.html", "<!doctype html>\n<title>i</title>\n<img src=\"img/b.jpg\" alt=\"b\">\n")
         var urls = ["/img/a.png", "../img/b.jpg", "https://example.org/img/a.png"]
         if state == .partlyFailed { urls.append("/img/missing.png") }
         let write = { (extra: String) in
             let (path, text) = Self.source(kind, urls, extra: extra)
-            world.site.page(path, text)
+            world.write(path, text)
         }
         write(state == .withWarnings ? Self.warning(for: kind) : "")
         let comment = "\(kind) \(state) \(layout)"
@@ -122,14 +122,30 @@ import ImgBakeTestSupport
         case .edited:
             // A change that touches no reference, in the file's own syntax.
             let (path, text) = Self.source(kind, urls, extra: "")
-            world.site.page(path, kind.isHTML ? text.replacingOccurrences(of: "</body>", with: "<p>edited</p></body>") : text + "\n")
-        case .imageChanged: world.site.file("img/a.png", Paths.fixture("colour/diagram.png"))
+            world.write(path, kind.isHTML ? text.replacingOccurrences(of: "</body>", with: "<p>edited</p></body>") : text + "\n")
+        case .imageChanged: world.write("img/a.png", Paths.fixture("colour/diagram.png"))
         case .clean, .withWarnings, .partlyFailed: break
         }
         for build in 2...3 {
             try await world.buildAndCheck(mode, comment: "\(comment), build \(build)")
             try expectOriginalsThere(world, mode, comment: "\(comment), build \(build)")
         }
+        if mode == .inPlace { try await expectCheckNamesWhatPagesUse(world, comment: comment) }
+    }
+
+    /// `--check` counts the files a page uses with the clean-up's own function: with every image file
+    /// gone, the files it says do not exist are exactly those the written pages name (by the test's
+    /// own pattern), which are exactly the files the clean-up kept.
+    func expectCheckNamesWhatPagesUse(_ world: World, comment: String) async throws {
+        let used = world.referencedFiles(.inPlace)
+        #expect(world.imageFiles(under: world.site.site) == used, "\(comment)")
+        for name in used { unlink(world.site.site + "/_img/" + name) }
+        var check = world.configuration(.inPlace)
+        check.check = true
+        let checked = try await Build(check, clock: world.clock).run()
+        let named = Set(checked.remaining.compactMap { $0.message.firstMatch(of: /_img\/([A-Za-z0-9._-]+), which does not exist/).map { String($0.output.1) } })
+        #expect(named == used, "--check named \(named.sorted()), the pages use \(used.sorted()). \(comment)")
+        #expect(checked.exitCode == (used.isEmpty ? checked.exitCode : 1), "\(comment)")
     }
 
     /// Every reference to one of the site's own images (`img/…`, however written) that the site has
@@ -152,22 +168,22 @@ import ImgBakeTestSupport
     func aMissingOutputFailsTheCheckAndComesBack(kind: Kind) async throws {
         let world = try World()
         world.configure = { $0.output.baseURL = RemoteURL.resolve("https://example.org/") }
-        world.site.file("img/a.png", Paths.fixture("colour/two-colours.png"))
+        world.write("img/a.png", Paths.fixture("colour/two-colours.png"))
         let (path, text) = Self.source(kind, ["https://example.org/img/a.png"], extra: "")
-        world.site.page(path, text)
+        world.write(path, text)
         try await world.buildAndCheck(.inPlace)
         let files = world.imageFiles(under: world.site.site)
         #expect(!files.isEmpty)
         for name in files { unlink(world.site.site + "/_img/" + name) }
         var check = world.configuration(.inPlace)
         check.check = true
-        let checked = try await Build(check, now: world.clock).run()
+        let checked = try await Build(check, clock: world.clock).run()
         #expect(checked.exitCode == 1)
         #expect(checked.remaining.contains { $0.message.contains("which does not exist") && $0.location?.file == path && ($0.location?.line ?? 0) >= 1 },
                 "\(checked.remaining)")
         try await world.buildAndCheck(.inPlace)
         #expect(world.imageFiles(under: world.site.site) == files)
-        #expect(try await Build(check, now: world.clock).run().exitCode == 0)
+        #expect(try await Build(check, clock: world.clock).run().exitCode == 0)
     }
 }
 

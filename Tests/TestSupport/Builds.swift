@@ -31,8 +31,8 @@ package struct TestSite {
         return config
     }
 
-    package func build(_ config: Configuration, now: (@Sendable () -> Double)? = nil) async throws -> BuildResult {
-        try await (now.map { Build(config, now: $0) } ?? Build(config)).run()
+    package func build(_ config: Configuration, clock: (any WallClock)? = nil) async throws -> BuildResult {
+        try await Build(config, clock: clock ?? SystemClock()).run()
     }
 
     package func build(origin: Origin?, out: Bool = true) async throws -> BuildResult {
@@ -42,12 +42,20 @@ package struct TestSite {
 
 /// An image manager on its own cache folder, fetching from `origin`.
 package func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws -> ImageManager {
+    try makeCountingManager(origin: origin, cache: folder, memoryLimit: memoryLimit).manager
+}
+
+/// The same, with the downloader it fetches through counting what it is asked for.
+package func makeCountingManager(origin: Origin, cache folder: String,
+                                 memoryLimit: Int = 64 << 20) throws -> (manager: ImageManager, downloads: CountingDownloader) {
     var fetch = FetchSettings()
     fetch.connectTo = [origin.connectTo]
-    return ImageManager(cache: try ImageCache(directory: folder), downloader: Downloader(settings: fetch),
-                        transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
-                        images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(), fetch: fetch, memoryLimit: memoryLimit,
-                        now: { Date().timeIntervalSince1970 })
+    let downloader = CountingDownloader(Downloader(settings: fetch))
+    let manager = ImageManager(cache: try ImageCache(directory: folder), downloader: downloader,
+                               transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
+                               images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(), fetch: fetch,
+                               memoryLimit: memoryLimit)
+    return (manager, downloader)
 }
 
 /// What a child process printed and how it ended.

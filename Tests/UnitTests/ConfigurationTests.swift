@@ -250,6 +250,8 @@ import ImgBakeTestSupport
         ("[fetch]\nttl = 2024-01-01\n", "2: error: fetch.ttl: expected a duration such as \"30s\", found a date or time"),
         ("[images]\nwidths = [480]\n\n[[images.quality]]\nwebp = 80\n", "4: error: images.quality: expected a table, found an array"),
         ("[output]\nmarkup = \"picture\"\n[output]\n", "3: error: table [output] is defined twice"),
+        ("[output]\nrelative_urls = \"yes\"\n", "2: error: output.relative_urls: \"yes\" is not true, false or \"auto\""),
+        ("[output]\nrelative_urls = 1\n", "2: error: output.relative_urls: expected true, false or \"auto\", found an integer"),
     ])
     func errorsNameTheFileLineAndKey(text: String, expected: String) {
         do {
@@ -282,6 +284,13 @@ import ImgBakeTestSupport
         #expect(config.images.quality.avif == 50)
         // The fingerprint of a build sees the target (a change builds the pages again).
         #expect(config.images.quality.webp.description == "auto:ssim=0.9850:50-95" && QualityChoice.fixed(80).description == "80")
+    }
+
+    @Test func relativeURLsAreChosenPerPageUnlessForced() throws {
+        #expect(try load("[images]\nwidths = [480]\n").output.relativeURLs == .auto)
+        #expect(try load("[output]\nrelative_urls = \"auto\"\n").output.relativeURLs == .auto)
+        #expect(try load("[output]\nrelative_urls = true\n").output.relativeURLs == .always)
+        #expect(try load("[output]\nrelative_urls = false\n").output.relativeURLs == .never)
     }
 
     @Test func durations() {

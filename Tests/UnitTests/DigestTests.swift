@@ -38,4 +38,24 @@ import ImgBakeTestSupport
             #expect(spec.key(original: original).hex == "9acf6c1430aa13d4b4770c2a96a71f8cefab1a2ac38719cdd45901ffbaee6ce6")
         }
     }
+
+    /// A blob id holds its digest's 32 bytes, not their spelling: it spells, compares and hashes as the
+    /// lower-case hex string does, and refuses anything else.
+    @Test func blobIDsAreTheirHexStrings() {
+        var random = SplitMix(state: 7)
+        var ids: [BlobID] = []
+        for n in 0..<200 {
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let id = BlobID(of: bytes)
+            #expect(id.hex == SHA256.hash(bytes).map { String(format: "%02x", $0) }.joined())
+            #expect(BlobID(hex: id.hex) == id)
+            ids.append(id)
+        }
+        #expect(ids.sorted().map(\.hex) == ids.map(\.hex).sorted())
+        #expect(Set(ids).count == 200 && Set(ids.map(\.hex)).count == 200)
+        for bad in ["", String(repeating: "a", count: 63), String(repeating: "A", count: 64), String(repeating: "g", count: 64),
+                    String(repeating: "a", count: 65)] {
+            #expect(BlobID(hex: bad) == nil, "\(bad)")
+        }
+    }
 }

@@ -76,10 +76,43 @@ import ImgBakeTestSupport
     }
 
     @Test func theBuildReadsAsItsStages() throws {
-        let text = try String(contentsOfFile: Self.library + "/Pipeline/Build.swift", encoding: .utf8)
-        let start = try #require(text.range(of: "    public func run() async throws(BuildError) -> BuildResult {"))
+        let text = try String(contentsOfFile: Self.library + "/Pipeline/BuildRun.swift", encoding: .utf8)
+        let start = try #require(text.range(of: "    func build() async throws(BuildError) -> BuildResult {"))
         let end = try #require(text.range(of: "\n    }\n", range: start.upperBound..<text.endIndex))
         let lines = text[start.lowerBound..<end.upperBound].split(separator: "\n").count
-        #expect(lines <= 40, "Build.run is \(lines) lines")
+        #expect(lines <= 30, "BuildRun.build is \(lines) lines")
+        // The stage graph is drawn where the stages are.
+        #expect(text.contains("inventory ─▶ triage"))
+    }
+
+    /// Stages take what the stages before them produced as a few values, not wide state by position:
+    /// no function of the pipeline takes more than four parameters, or runs longer than 45 lines.
+    @Test func pipelineFunctionsAreNarrowAndShort() throws {
+        let signature = try Regex(#"(?m)^\s*(?:(?:public|private|fileprivate|package|static|mutating|nonisolated)\s+)*func\s+(\w+)[^(]*\("#)
+        for (file, text) in try Self.sources()["Pipeline"] ?? [] {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            for match in text.matches(of: signature) {
+                let name = String(match.output[1].substring!)
+                var depth = 1, commas = 0, index = match.range.upperBound, empty = true
+                while depth > 0 && index < text.endIndex {
+                    let character = text[index]
+                    if "([<{".contains(character) { depth += 1 } else if ")]>}".contains(character) { depth -= 1 }
+                    else if character == "," && depth == 1 { commas += 1 }
+                    if depth > 0 && !character.isWhitespace { empty = false }
+                    index = text.index(after: index)
+                }
+                let parameters = empty ? 0 : commas + 1
+                #expect(parameters <= 4, "\(file): \(name) takes \(parameters) parameters")
+                // From its line to the line of the brace that closes its body.
+                let first = text[..<match.range.lowerBound].filter { $0 == "\n" }.count
+                var braces = 0, opened = false, last = first
+                for number in first..<lines.count {
+                    braces += lines[number].filter { $0 == "{" }.count - lines[number].filter { $0 == "}" }.count
+                    opened = opened || lines[number].contains("{")
+                    if opened && braces <= 0 { last = number; break }
+                }
+                #expect(last - first + 1 <= 45, "\(file): \(name) is \(last - first + 1) lines")
+            }
+        }
     }
 }

@@ -27,8 +27,10 @@ struct OfflineRewrite {
 
     func rewrite(_ scan: PageScan) throws -> PageRewrite {
         let rewriter = PageRewriter(output: output, images: images, renderer: try MarkupRenderer())
-        let request = VariantPlan(settings: images).defaultRequest
-        return rewriter.rewrite(scan, requests: scan.references.map { _ in request }, images: image)
+        let plan = VariantPlan(settings: images)
+        let requests = scan.references.map { _ in plan.defaultRequest }
+        let priority = LoadingPriority.of(scan.references, requests: requests, output: output, plan: plan, images: image)
+        return rewriter.rewrite(scan, requests: requests, images: image, priority: priority)
     }
 
     /// A Markdown page scanned, rewritten and rendered with cmark-gfm: what it renders to after the

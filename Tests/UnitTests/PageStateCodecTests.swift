@@ -12,17 +12,22 @@ import Testing
     ])
 
     static let state = PageState(
-        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: String(repeating: "ab", count: 32), size: 1234,
+        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: BlobID(hex: String(repeating: "ab", count: 32)), size: 1234,
         modified: 1_700_000_000_123_456_789, output: FileStamp(size: 99, modified: -5),
-        rendered: BlobID(hex: String(repeating: "cd", count: 32)), complete: true,
-        keys: ["https://img.example.test/a.jpg", "file:images/ü b.png"], images: ["a-1-480.webp", "a-1-960.webp"],
-        imagesKnown: false, references: nil)
+        written: [BlobID(hex: String(repeating: "ef", count: 32))!, BlobID(of: [1, 2, 3])], kept: BlobID(hex: String(repeating: "cd", count: 32)), complete: true,
+        keys: [OriginalKey("https://img.example.test/a.jpg"), OriginalKey("file:images/ü b.png")],
+        sources: SourceDigest(value: 0xfedc_ba98_7654_3210), images: ["a-1-480.webp", "a-1-960.webp"],
+        imagesKnown: false, mentions: ["ü b.png"], references: nil)
 
     @Test func everyFieldSurvivesARoundTrip() {
         #expect(PageStateCodec.decode(PageStateCodec.encode(Self.state)) == Self.state)
         var empty = Self.state
         empty.output = nil
-        empty.rendered = nil
+        empty.kept = nil
+        empty.written = []
+        empty.mentions = []
+        empty.sources = SourceDigest()
+        empty.sourceHash = nil
         empty.keys = []
         empty.images = []
         empty.path = ""
@@ -36,7 +41,7 @@ import Testing
 
     @Test func aStateIsOneRowOfLinesWithoutRawNewlinesInFields() {
         let lines = PageStateCodec.encode(Self.state).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first == "S3" && lines[1] == #"posts/a\nb\\c\td\r\ne.html"#)
+        #expect(lines.first == "S4" && lines[1] == #"posts/a\nb\\c\td\r\ne.html"#)
     }
 
     @Test func anythingButAWholeStateIsNoState() throws {
@@ -44,9 +49,10 @@ import Testing
         // How imgbake 0.1 stored a state (JSON): it reads as none, and the page is read again.
         let json = #"{"complete":true,"fingerprint":"f1","images":[],"imagesKnown":true,"keys":[],"modified":1,"path":"a.html","references":[],"size":1,"sourceHash":"ab"}"#
         #expect(PageStateCodec.decode(json) == nil, "a state written by an older imgbake: the page is read again")
-        // Version 2 held the references inline.
-        let version2 = text.replacingOccurrences(of: "S3\n", with: "S2\n").replacingOccurrences(of: "\n.", with: "\n0\n.")
-        #expect(PageStateCodec.decode(version2) == nil)
+        // Version 3 knew neither the sources of a page's images nor the source kept for a page
+        // rewritten in place: such a page is read again, and its state made anew.
+        let version3 = text.replacingOccurrences(of: "S4\n", with: "S3\n")
+        #expect(PageStateCodec.decode(version3) == nil)
         for cut in stride(from: 0, to: text.count, by: 7) {
             #expect(PageStateCodec.decode(String(text.prefix(cut))) == nil, "cut at \(cut)")
         }

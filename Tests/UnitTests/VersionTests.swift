@@ -25,6 +25,24 @@ import ImgBakeTestSupport
         #expect(String(match.output.1) == SystemInfo.version)
     }
 
+    /// What users copy names this release: `uses: imgbake/imgbake@vX.Y.Z` in the README, the docs and
+    /// the CI examples, and the GitLab example's `IMGBAKE_VERSION`. (The release workflow checks the
+    /// same before publishing; this finds it before a tag is pushed.)
+    @Test func theExamplesInstallThisVersion() throws {
+        var files = ["README.md", "action.yml"] + (FileManager.default.subpaths(atPath: Paths.root + "/Examples/ci") ?? []).map { "Examples/ci/" + $0 }
+        files += (FileManager.default.subpaths(atPath: Paths.root + "/docs") ?? []).filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        var named = 0
+        for file in files {
+            let text = try String(contentsOfFile: Paths.root + "/" + file, encoding: .utf8)
+            for match in text.matches(of: /imgbake\/imgbake@v([0-9.]+)|IMGBAKE_VERSION: "([0-9.]+)"/) {
+                named += 1
+                let version = String(match.output.1 ?? match.output.2 ?? "")
+                #expect(version == SystemInfo.version, "\(file) installs imgbake \(version), this is \(SystemInfo.version)")
+            }
+        }
+        #expect(named >= 5, "found \(named) places that name a release")
+    }
+
     /// `+dirty` is shown (`--version`, the report) and never enters a key, a fingerprint or a request:
     /// a build from a modified tree must find the same cache entries as a clean one.
     @Test func theDirtyMarkerIsOnlyShown() throws {

@@ -10,6 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 command -v dpkg >/dev/null || { echo "::error::imgbake installs as a Debian package: this runner has no dpkg (use a Debian 12 runner or container: debian:12)"; exit 1; }
 arch=$(dpkg --print-architecture)
+# shellcheck source=/dev/null # the runner's own file, read for PRETTY_NAME in the error below
 . /etc/os-release 2>/dev/null || true
 
 $SUDO apt-get update -qq

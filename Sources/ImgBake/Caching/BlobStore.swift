@@ -41,6 +41,7 @@ public final class BlobStore: Sendable {
     /// not by size, since nothing else reads it before it is needed.
     public func writeSmall(_ bytes: [UInt8], as id: BlobID) throws {
         let path = path(of: id)
+        // There with these bytes: kept. (Its size alone would keep a damaged copy of the same size.)
         if AtomicFile.size(of: path) == bytes.count, AtomicFile.read(path) == bytes { return }
         try AtomicFile.makeDirectory(PathName.parent(path))
         try AtomicFile.write(bytes, to: path, durable: false)

@@ -78,7 +78,7 @@ public final class ImageCache: Sendable {
         await io.shutdown()
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable (CacheIndex, BlobStore) throws -> T) async throws -> T {
+    func run<T: Sendable>(_ body: @escaping @Sendable (CacheIndex, BlobStore) throws -> T) async throws -> T {
         try await io.run { [index, blobs] in try body(index, blobs) }
     }
 
@@ -88,9 +88,12 @@ public final class ImageCache: Sendable {
         overlay.withLock { state in state.reason.map { ($0, state.imagesKept) } }
     }
 
+    /// False once the cache is read-only or a write to it failed: what a build makes is kept in memory.
+    var canStore: Bool { overlay.withLock { $0.reason == nil } }
+
     /// Writes to disk unless the cache is read-only or a write failed before; on failure, `keep` puts
     /// what could not be stored in the overlay.
-    private func store(_ write: @escaping @Sendable (CacheIndex, BlobStore) throws -> Void,
+    func store(_ write: @escaping @Sendable (CacheIndex, BlobStore) throws -> Void,
                        else keep: @Sendable (inout CacheOverlay) -> Void) async {
         if overlay.withLock({ $0.reason == nil }) {
             do { return try await run(write) } catch {
@@ -280,14 +283,6 @@ public final class ImageCache: Sendable {
         return blobs.read(id)
     }
 
-    /// Keeps a page as a build wrote it under `--out`, on the calling thread (pages are rewritten on
-    /// every core), so that a lost output is written again from here. Nil when the cache cannot store.
-    func keepPageHere(_ bytes: [UInt8]) -> BlobID? {
-        guard overlay.withLock({ $0.reason == nil }) else { return nil }
-        let id = BlobID(of: bytes)
-        return (try? blobs.writeSmall(bytes, as: id)) == nil ? nil : id
-    }
-
     public enum CopyOutcome: Sendable {
         case written
         case damaged(String)
@@ -338,49 +333,5 @@ public final class ImageCache: Sendable {
     /// since `protectedSince`. The caller holds the cache exclusively.
     public func collectGarbage(maxBytes: Int, protectedSince: Double) async throws -> CacheMaintenance.GCReport {
         try await io.run { [self] in try CacheMaintenance.collect(self, maxBytes: maxBytes, protectedSince: protectedSince) }
-    }
-
-    // MARK: Site state
-
-    /// What the last build of `root` (a site and its output) knew about each page.
-    func pageStates(root: String, withReferences: Bool = false) async -> [String: PageState] {
-        (try? await run { index, _ in try index.pageStates(root: root, withReferences: withReferences) }) ?? [:]
-    }
-
-    /// The seal of `root`, if it has a readable one.
-    func seal(root: String) async -> SiteSeal? {
-        try? await run { index, _ in try index.seal(root: root) }
-    }
-
-    /// How many page states are recorded for `root`; nil when the index cannot say.
-    func pageStateCount(root: String) async -> Int? {
-        try? await run { index, _ in try index.pageStateCount(root: root) }
-    }
-
-    /// Seals `root` (or, with nil, removes its seal). Nothing is stored in a cache that cannot store.
-    func putSeal(_ seal: SiteSeal?, root: String) async {
-        await store({ index, _ in try index.putSeal(seal, root: root) }, else: { _ in })
-    }
-
-    /// Files builds placed under the output of `root`: `image` (in the images folder) or `mirror`.
-    func placedFiles(root: String) async throws -> [String: String] {
-        try await run { index, _ in try index.placedFiles(root: root) }
-    }
-
-    /// Saves the page states of a build, the files it wrote into images folders, and the files it
-    /// placed and removed.
-    /// Nothing is recorded when the cache cannot store (the next build then reads every page again).
-    func recordBuild(root: String, pages: [PageState], removingPages gone: [String], outputs: [OutputRecord],
-                     placed: [String: String], removed: [String]) async {
-        await store({ index, _ in
-            try index.putPageStates(pages, removing: gone, root: root)
-            try index.recordOutputs(outputs)
-            try index.recordPlaced(placed, removed: removed, root: root)
-        }, else: { _ in })
-    }
-
-    /// What is known about files that builds wrote into images folders, by name.
-    func outputRecords(named names: [String]) async -> [OutputRecord] {
-        (try? await run { index, _ in try names.compactMap { try index.output(named: $0) } }) ?? []
     }
 }

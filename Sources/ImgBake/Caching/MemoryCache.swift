@@ -6,7 +6,6 @@ struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var entries: [Key: (value: Value, cost: Int, used: UInt64)] = [:]
     private var clock: UInt64 = 0
     private(set) var totalCost = 0
-    private(set) var evictions = 0
 
     init(costLimit: Int) { self.costLimit = max(0, costLimit) }
 
@@ -30,7 +29,6 @@ struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         for (key, entry) in entries.sorted(by: { $0.value.used < $1.value.used }) where totalCost > target {
             entries[key] = nil
             totalCost -= entry.cost
-            evictions += 1
         }
     }
 

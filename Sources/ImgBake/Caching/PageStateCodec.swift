@@ -1,12 +1,12 @@
-/// The text a page's state is stored as in the index. Not JSON: with Foundation's coders, decoding the
-/// states of 10,000 unchanged pages and encoding them again was two thirds of a no-op rebuild (1.5 s
-/// of 10k pages, measured with perf); this is a line per field, read with a few splits.
+/// The text a page's state is stored as in the index. Not JSON: Foundation's coders would make decoding
+/// and encoding the states of a large unchanged site most of a build that has nothing else to do; this
+/// is a line per field, read with a few splits.
 ///
 /// ```
-/// S3            version (S1 and S2, which held the references too, read as no state: the page is read once more)
+/// S4            version (earlier versions read as no state: the page is read once more)
 /// path          one line per scalar field, in declaration order; strings escaped (\\ \n \t)
 /// ...
-/// 3             a count, then that many lines (keys, images)
+/// 3             a count, then that many lines (keys, images, written hashes, mentions)
 /// .             the end
 /// ```
 /// The references are stored apart (`line \t column \t kind \t url`, a line each): only reports read
@@ -14,11 +14,11 @@
 /// then read again, as a new page would be.
 enum PageStateCodec {
     static func encode(_ state: PageState) -> String {
-        var lines = ["S3", escape(state.path), escape(state.fingerprint), escape(state.sourceHash),
+        var lines = ["S4", escape(state.path), escape(state.fingerprint), state.sourceHash?.hex ?? "-",
                      String(state.size), String(state.modified),
-                     state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.rendered?.hex ?? "-",
-                     state.complete ? "1" : "0", state.imagesKnown ? "1" : "0"]
-        for list in [state.keys, state.images] {
+                     state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.kept?.hex ?? "-",
+                     state.complete ? "1" : "0", state.imagesKnown ? "1" : "0", String(state.sources.value, radix: 16)]
+        for list in [state.keys.map(\.string), state.images, state.written.map(\.hex), state.mentions] {
             lines.append(String(list.count))
             lines += list.map(escape)
         }
@@ -41,10 +41,15 @@ enum PageStateCodec {
     /// it replaced.
     private static func decode(bytes: UnsafeBufferPointer<UInt8>, interning strings: inout Interner) -> PageState? {
         var reader = Lines(bytes)
-        guard reader.next().map(reader.text) == "S3", let path = reader.string(), let fingerprint = reader.string(),
-              let sourceHash = reader.string(), let size = reader.int(), let modified = reader.int64(),
-              let output = reader.next().map(reader.text), let rendered = reader.next().map(reader.text), let complete = reader.flag(), let imagesKnown = reader.flag(),
-              let keys = reader.list({ $0.string().map { strings.intern($0) } }), let images = reader.list({ $0.string().map { strings.intern($0) } }),
+        guard reader.next().map(reader.text) == "S4", let path = reader.string(), let fingerprint = reader.string(),
+              let sourceHash = reader.next().map(reader.text), let size = reader.int(), let modified = reader.int64(),
+              let output = reader.next().map(reader.text), let kept = reader.next().map(reader.text),
+              let complete = reader.flag(), let imagesKnown = reader.flag(),
+              let sources = reader.next().flatMap({ UInt64(reader.text($0), radix: 16) }),
+              let keys = reader.list({ $0.string().map { OriginalKey(strings.intern($0)) } }),
+              let images = reader.list({ $0.string().map { strings.intern($0) } }),
+              let written = reader.list({ $0.next().map($0.text).flatMap(BlobID.init(hex:)) }),
+              let mentions = reader.list({ $0.string().map { strings.intern($0) } }),
               reader.next().map(reader.text) == ".", reader.atEnd
         else { return nil }
         var stamp: FileStamp?
@@ -54,12 +59,18 @@ enum PageStateCodec {
             stamp = FileStamp(size: size, modified: modified)
         }
         var blob: BlobID?
-        if rendered != "-" {
-            guard let id = BlobID(hex: rendered) else { return nil }
+        if kept != "-" {
+            guard let id = BlobID(hex: kept) else { return nil }
             blob = id
         }
-        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: sourceHash, size: size, modified: modified,
-                         output: stamp, rendered: blob, complete: complete, keys: keys, images: images, imagesKnown: imagesKnown,
+        var source: BlobID?
+        if sourceHash != "-" {
+            guard let id = BlobID(hex: sourceHash) else { return nil }
+            source = id
+        }
+        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: source, size: size, modified: modified,
+                         output: stamp, written: written, kept: blob, complete: complete, keys: keys,
+                         sources: SourceDigest(value: sources), images: images, imagesKnown: imagesKnown, mentions: mentions,
                          references: nil)
     }
 

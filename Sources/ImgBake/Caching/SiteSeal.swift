@@ -14,7 +14,10 @@ struct SiteSeal: Sendable, Codable, Equatable {
     /// `SealStamps.digest` of the site and output.
     var digest: String
     /// Original keys of every image the pages use, to check their freshness.
-    var keys: [String]
+    var keys: [OriginalKey]
+    /// Which original bytes those keys had (`SourceDigest` over them all), in hexadecimal: JSON numbers
+    /// are doubles to many readers, and this needs all 64 bits.
+    var sources: String
     /// Files in the images folder the pages refer to.
     var images: [String]
 }

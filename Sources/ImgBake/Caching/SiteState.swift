@@ -1,40 +1,90 @@
 import Foundation
 
-/// What the last build knew about one page, so the next one can leave it alone: an unchanged page
-/// whose images were all localised is neither read again nor rewritten.
+/// What the last build knew about one page, so the next one can leave it alone: a page whose source,
+/// settings, images and outputs are all as they were is neither read again nor rewritten.
+///
+/// A page's state names every source the page was built from: its own bytes (`sourceHash`) and each
+/// image's original (`keys`, with `sources` fingerprinting which original bytes each key had). When any
+/// of them changes — an edit, a replaced local image, an upstream image past its freshness that comes
+/// back different — the page is built again, in place as with `--out`.
 struct PageState: Sendable, Equatable {
     var path: String
     /// Fingerprint of every setting that changes what a page or an image becomes.
     var fingerprint: String
-    /// SHA-256 of the source as it is now (in place: as imgbake wrote it).
-    var sourceHash: String
+    /// SHA-256 of the page as its generator wrote it (not as imgbake rewrote it); nil when the page
+    /// was never read.
+    var sourceHash: BlobID?
+    /// The site file's size and modification time as the build left it: the source's, or in place the
+    /// page imgbake wrote over it. With `size`, lets an unchanged file be recognised without reading it.
     var size: Int
-    /// Modification time in nanoseconds: with `size`, lets an unchanged file be recognised without
-    /// reading it.
+    /// Nanoseconds.
     var modified: Int64
-    /// With `--out`: the written page's size and modification time (nil when it is a mirrored copy).
+    /// With `--out`: the written page's stamp (nil when the output is a plain copy of the source).
     var output: FileStamp?
-    /// With `--out`: the cache blob holding the page as it was written, so that a lost output (a fresh
-    /// checkout in CI with the cache restored, a wiped `--out`) is written again from the cache instead
-    /// of reading, scanning and rewriting the page.
-    var rendered: BlobID? = nil
-    /// Every remote reference was localised (nothing failed, nothing was left).
+    /// In place: the SHA-256 of each page imgbake wrote over the source that still stands for it —
+    /// the last one, and while a build is writing, the one it is about to write. A site file with one
+    /// of these hashes is imgbake's rewrite of `kept`, not a new source.
+    var written: [BlobID] = []
+    /// A copy of the page in the cache. With `--out`: the page as written, so that a lost output is
+    /// written again from the cache. In place: the source as the generator wrote it, so that the page
+    /// is built again from it when one of its images changes (the site file no longer holds the
+    /// original references).
+    var kept: BlobID? = nil
+    /// Every reference was localised (nothing failed, nothing was left).
     var complete: Bool
-    /// Original keys of the remote images the page refers to (to check their freshness).
-    var keys: [String]
-    /// Files in the images folder the page refers to, as it is in the output: the references of
-    /// every build that localised it, not only the last one's (these files are kept; the others go).
+    /// Original keys of the images the page refers to (to check their freshness).
+    var keys: [OriginalKey]
+    /// Which original bytes those keys had when the page was built.
+    var sources: SourceDigest = SourceDigest()
+    /// Files in the images folder the page refers to, as it is in the output (`PageModel.uses`): these
+    /// files are kept; the others go.
     var images: [String]
-    /// False when the page could not be read, so `images` may miss some: no image file is removed then.
+    /// False when the page could not be read or settled, so `images` may miss some: no image file is
+    /// removed then.
     var imagesKnown: Bool = true
+    /// With `output.originals = "referenced"`: the names of the site's image files the page mentions as
+    /// written (those files are copied to the output).
+    var mentions: [String] = []
     /// The references, for reports of pages that were not read again. Nil when not loaded (only reports
     /// load them: a large site's states are mostly their references): written back, the stored ones stay.
     var references: RecordedReferences?
+
+    var stamp: FileStamp { FileStamp(size: size, modified: modified) }
+
+    /// In place, the site file is imgbake's rewrite of the kept source.
+    var isRewrittenInPlace: Bool { !written.isEmpty }
+}
+
+/// Which original (by the SHA-256 of its bytes) each of a page's image keys had, folded into 64 bits
+/// that do not depend on order: equal while every key has the bytes it had, different (but for a
+/// 2⁻⁶⁴ chance) as soon as one has others.
+struct SourceDigest: Sendable, Hashable {
+    var value: UInt64 = 0
+
+    /// One key and its original.
+    static func term(_ key: OriginalKey, _ blob: BlobID) -> UInt64 {
+        // FNV-1a over both, then a SplitMix64 finaliser so that sums of terms do not cancel.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.string.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ 0xFF) &* 0x100_0000_01b3
+        for byte in blob.hex.utf8.prefix(32) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ (hash >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        hash = (hash ^ (hash >> 27)) &* 0x94d0_49bb_1331_11eb
+        return hash ^ (hash >> 31)
+    }
+
+    mutating func add(_ term: UInt64) { value &+= term }
+
+    static func of(_ pairs: some Sequence<(OriginalKey, BlobID)>) -> SourceDigest {
+        var digest = SourceDigest()
+        for (key, blob) in pairs { digest.add(term(key, blob)) }
+        return digest
+    }
 }
 
 /// A page state's references, kept as the lines the state stores them in (`PageStateCodec`): reports
-/// are their only reader, and making a value of each for every unchanged page was a third of reading
-/// the states of a large site.
+/// are their only reader, and making a value of each for every unchanged page would cost reading the
+/// states of a large site much more than the rest of them.
 struct RecordedReferences: Sendable, Equatable {
     /// One line per reference: line, column, kind and escaped URL, separated by tabs.
     let lines: String
@@ -80,8 +130,27 @@ struct RecordedReference: Sendable, Equatable {
     var url: String
 }
 
+/// What imgbake placed under an output root: the only files it may ever remove there.
+enum PlacedFile: String, Sendable, Equatable {
+    /// A file of the images folder.
+    case image
+    /// With `--out`: a page or another site file written or copied into the output.
+    case mirror
+}
+
+/// A path under an output root, `/`-separated.
+typealias OutputPath = String
+
+/// A file a build wrote into an images folder: which blob it holds and which image it came from.
+struct OutputRecord: Sendable, Equatable {
+    var name: String
+    var blob: BlobID
+    var key: OriginalKey
+    var url: String
+}
+
 /// Where per-site state lives in the cache index: pages, and the files imgbake placed in the output
-/// (only those may ever be removed by it).
+/// (only those may ever be removed by it). Reached through `SiteStateStore`.
 extension CacheIndex {
     /// `withReferences`: for reports; a build needs only the rest.
     func pageStates(root: String, withReferences: Bool = false) throws -> [String: PageState] {
@@ -119,45 +188,35 @@ extension CacheIndex {
                             refs = coalesce(excluded.refs, pages.refs)
                         """,
                                  [.text(root), .text(state.path), .text(PageStateCodec.encode(state)),
-                                  state.rendered.map { .text($0.hex) } ?? .null, state.references.map { .text($0.lines) } ?? .null])
+                                  state.kept.map { .text($0.hex) } ?? .null, state.references.map { .text($0.lines) } ?? .null])
                 }
                 for path in removed { try db.query("DELETE FROM pages WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }
         }
     }
 
-    /// Files imgbake placed under an output root: `image` (in the images folder) or `mirror`.
-    func placedFiles(root: String) throws -> [String: String] {
+    /// Files imgbake placed under an output root.
+    func placedFiles(root: String) throws -> [OutputPath: PlacedFile] {
         try database.withLock { db in
-            var files: [String: String] = [:]
+            var files: [OutputPath: PlacedFile] = [:]
             for row in try db.query("SELECT path, kind FROM placed WHERE root = ?", [.text(root)]) {
-                if let path = row[0].string, let kind = row[1].string { files[path] = kind }
+                if let path = row[0].string, let kind = row[1].string.flatMap(PlacedFile.init(rawValue:)) { files[path] = kind }
             }
             return files
         }
     }
 
-    func recordPlaced(_ added: [String: String], removed: [String], root: String) throws {
+    func recordPlaced(_ added: [OutputPath: PlacedFile], removed: [OutputPath], root: String) throws {
         try database.withLock { db in
             try db.transaction {
                 for (path, kind) in added {
-                    try db.query("INSERT OR REPLACE INTO placed (root, path, kind) VALUES (?, ?, ?)", [.text(root), .text(path), .text(kind)])
+                    try db.query("INSERT OR REPLACE INTO placed (root, path, kind) VALUES (?, ?, ?)", [.text(root), .text(path), .text(kind.rawValue)])
                 }
                 for path in removed { try db.query("DELETE FROM placed WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }
         }
     }
-}
 
-/// A file a build wrote into an images folder: which blob it holds and which image it came from.
-struct OutputRecord: Sendable, Equatable {
-    var name: String
-    var blob: BlobID
-    var key: OriginalKey
-    var url: String
-}
-
-extension CacheIndex {
     func recordOutputs(_ records: [OutputRecord]) throws {
         try database.withLock { db in
             try db.transaction {

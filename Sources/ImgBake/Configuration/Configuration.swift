@@ -73,6 +73,18 @@ public enum OriginalsPolicy: String, Sendable, CaseIterable {
     case referenced
 }
 
+/// `output.relative_urls`: how an HTML page (and, when forced, a stylesheet) refers to image files.
+public enum RelativeURLPolicy: String, Sendable, CaseIterable {
+    /// Each HTML page as its own links are written (`PageLinks.arePageRelative`): relative on a site
+    /// that opens from disk (Sphinx, MkDocs), the public path on one served from its root (Hugo,
+    /// Jekyll's `relative_url`). Stylesheets keep the public path.
+    case auto
+    /// `true`: every HTML page and stylesheet relative to itself.
+    case always = "true"
+    /// `false`: the public path everywhere.
+    case never = "false"
+}
+
 public enum LCPPolicy: String, Sendable, CaseIterable {
     /// The first large image in the first screen of the page's content.
     case auto
@@ -120,10 +132,11 @@ public struct OutputSettings: Sendable {
     /// Whether the page's likely Largest Contentful Paint image is found and given priority
     /// (`fetchpriority="high"`, no lazy loading, a preload for a background).
     public var lcp = LCPPolicy.auto
-    /// Pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's `relativeURLs`:
-    /// the site works from any folder, and opened from disk. Feeds and social cards stay absolute
-    /// (under `base_url`); Markdown keeps the public path (its page's URL is the generator's to decide).
-    public var relativeURLs = false
+    /// Whether pages refer to image files relative to themselves (`../_img/a.webp`), as Hugo's
+    /// `relativeURLs`, so the site works from any folder and opened from disk. Feeds and social cards
+    /// stay absolute (under `base_url`); Markdown keeps the public path (its page's URL is the
+    /// generator's to decide).
+    public var relativeURLs = RelativeURLPolicy.auto
     /// Images in the first screen whose file is at most this many bytes are written into the page as
     /// `data:` URIs (0: never), unless the page's Content-Security-Policy forbids `data:` images.
     public var inlineBytes = 1500
@@ -145,9 +158,8 @@ public struct OutputSettings: Sendable {
 public struct ImageSettings: Sendable {
     /// Target widths; each is capped at the source width (never upscaled). 1,320 is there for phones:
     /// a full-width image on one needs its CSS width times its pixel ratio (360–430 × 2.625–3, up to
-    /// 1,290 px), and with nothing between 960 and 1,920 every phone took the 1,920 px file (measured
-    /// in Chromium as a 412 × 915 phone at 2.625: the blog page's bytes 0.075× the unprocessed page's
-    /// with 480/960/1,920, 0.042× with a width near 1,300; `make vitals`).
+    /// 1,290 px), and with nothing between 960 and 1,920 every phone would take the 1,920 px file
+    /// (`make vitals` measures a phone's page bytes).
     public var widths = [480, 960, 1320, 1920]
     /// Best first; the last `original` is the `<img>` fallback.
     public var formats: [OutputFormat] = [.webp, .original]

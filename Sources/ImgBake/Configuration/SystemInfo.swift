@@ -15,7 +15,8 @@ public enum SystemInfo {
     }
 
     /// glibc gives each thread an arena of its own and keeps freed memory there: with a pool of image
-    /// threads that made a build's peak a third higher (bench: 831 → 636 MiB) at no gain in time.
+    /// threads that raises a build's peak memory by about a third (`make bench` shows the peak) at no
+    /// gain in time.
     /// Call first thing, before threads start. (The mmap threshold is set when libvips starts, see
     /// `imgbake_vips_start`.)
     public static func tuneMemoryAllocator() {
@@ -25,7 +26,7 @@ public enum SystemInfo {
     /// imgbake's version, and the one place it is written: the User-Agent, the build fingerprint, the
     /// report, `imgbake --version`, and through that the packages (`make dist` asks the binary). The
     /// CHANGELOG's latest released heading says the same (`VersionTests`).
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// The version as shown (`imgbake --version`, the report): `+dirty` after it when the binary was
     /// built from a tree with uncommitted changes. Never in a key or a fingerprint: those use `version`.

@@ -198,6 +198,33 @@ public struct PageScan: Sendable {
     public var headEnd: Int?
     /// HTML: false when the page's Content-Security-Policy (a `<meta http-equiv>`) forbids `data:` images.
     public var allowsDataImages = true
+    /// HTML: how the page writes its own links, which `output.relative_urls = "auto"` follows.
+    public var links = PageLinks()
+}
+
+/// How an HTML page writes its own links: `<a href>`, `<link href>` and `<script src>`, leaving out
+/// absolute URLs, fragments, other schemes and anything naming an image (those are what imgbake
+/// rewrites, so an in-place build reads the same counts before and after: the choice comes from the
+/// page's bytes alone, and an incremental build makes the cold build's choice).
+public struct PageLinks: Sendable, Equatable {
+    /// Written relative to the page (`guide.html`, `../_static/a.css`).
+    public var pageRelative = 0
+    /// Written from the server's root (`/posts/`, `/docs/assets/a.css`).
+    public var rootRelative = 0
+    /// The page has a `<base href>`: its relative URLs do not start from its own folder.
+    public var hasBase = false
+
+    public init(pageRelative: Int = 0, rootRelative: Int = 0, hasBase: Bool = false) {
+        self.pageRelative = pageRelative
+        self.rootRelative = rootRelative
+        self.hasBase = hasBase
+    }
+
+    /// The page works wherever its folder is served from, and from disk: its links are relative and
+    /// none assumes the server's root (one that does, as a 404 page served at any path must, means
+    /// the site is served from a known root, where the public path works too). A page without such
+    /// links says nothing, and keeps the public path.
+    public var arePageRelative: Bool { pageRelative > 0 && rootRelative == 0 && !hasBase }
 }
 
 /// A Markdown image node and the reference (inline destination or definition) that decides its URL,

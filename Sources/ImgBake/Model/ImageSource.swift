@@ -21,6 +21,31 @@ public enum ImageSource: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
+    /// A file-name-safe stem from the URL's last path segment: lower-case letters, digits and dashes,
+    /// at most 40 characters, `image` when nothing is left.
+    public var fileStem: String {
+        var name = lastPathSegment
+        if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
+        // On the bytes: only ASCII letters and digits are kept, and a run of anything else (a
+        // multi-byte character too) becomes one dash. Looking up Unicode properties per character
+        // would cost a warm build, which names every file it refers to, more than the rest of this.
+        var out: [UInt8] = []
+        var lastWasDash = true
+        for byte in name.lowercased().utf8 {
+            if (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) {
+                out.append(byte)
+                lastWasDash = false
+            } else if !lastWasDash {
+                out.append(UInt8(ascii: "-"))
+                lastWasDash = true
+            }
+        }
+        while out.last == UInt8(ascii: "-") { out.removeLast() }
+        if out.count > 40 { out.removeLast(out.count - 40) }
+        if out.last == UInt8(ascii: "-") { out.removeLast() }
+        return out.isEmpty ? "image" : String(decoding: out, as: UTF8.self)
+    }
+
     public var remoteURL: RemoteURL? {
         if case .remote(let url) = self { return url }
         return nil

@@ -64,7 +64,7 @@ public struct RemoteURL: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Every URL a site writes without a base, parsed once: a few hundred images recur among a million
-    /// references, and parsing was two fifths of scanning a page.
+    /// references, and parsing a URL costs more than finding it in a page.
     private static let parsed = Locked([String: RemoteURL?]())
 
     private static func parse(_ written: String, against base: RemoteURL?) -> RemoteURL? {

@@ -68,11 +68,30 @@ struct BuildPlan: Sendable {
         return settings
     }
 
+    /// What a page's model needs of the settings.
+    var pageSettings: PageModel.Settings {
+        PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(configuration.images))
+    }
+
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.
     var reports: Bool { configuration.reportPath != nil || configuration.wantsReport }
 
     /// Pages and image files are written: not for `--check`, not for a `--shard` build.
     var writesSite: Bool { !check && configuration.shard == nil }
+
+    /// `--refresh` revalidates every image, which needs every page; a shard build writes no pages and
+    /// reads them all, whatever an earlier build left.
+    var readsEveryPage: Bool { configuration.fetch.policy == .refresh || configuration.shard != nil }
+
+    /// With `--out`, a page whose outputs are gone is written again from the cache (`restoreLost`).
+    var restoresLostOutputs: Bool { writesSite && !inPlace }
+
+    /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
+    /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds
+    /// still seal when they end settled: the next usual build is let off.)
+    var trustsSeal: Bool {
+        writesSite && configuration.fetch.policy != .refresh && configuration.reportPath == nil && !configuration.wantsReport
+    }
 
     /// A shard build uploads what it makes for a later assembling build: it needs a remote it may
     /// write to, and the network.

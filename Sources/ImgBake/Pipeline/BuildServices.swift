@@ -18,7 +18,8 @@ final class BuildServices: Sendable {
     let downloader: Downloader
     let transformer: Transformer
     let manager: ImageManager
-    let resolver: Resolver
+    /// What builds know about this site and output (page states, placed files, the seal).
+    let sites: SiteStateStore
     /// The shared cache (`cache.remote`), unless `--offline` or `--no-remote`.
     let remote: RemoteCache?
     /// Held while the build uses the cache, so `cache gc` never removes what it uses.
@@ -26,13 +27,13 @@ final class BuildServices: Sendable {
     /// Held for the whole build: one build at a time writes an output. None for `--check`.
     let outputLock: OutputLock?
     /// Removing the temporary files killed builds left among the blobs (256 folders to list) runs
-    /// from the start, beside the build's own work; `finish` waits for it.
+    /// from the start, beside the build's own work; the build waits for it before it ends.
     let sweep: Task<Void, Never>
 
     /// Runs `body` with the services, and shuts them down afterwards whatever happened.
-    static func using<T: Sendable>(_ plan: BuildPlan, now: @escaping @Sendable () -> Double,
+    static func using<T: Sendable>(_ plan: BuildPlan, clock: any WallClock,
                                    _ body: (BuildServices) async throws(BuildError) -> T) async throws(BuildError) -> T {
-        let services = try await BuildServices(plan, now: now)
+        let services = try await BuildServices(plan, clock: clock)
         do {
             let result = try await body(services)
             await services.shutdown()
@@ -43,7 +44,7 @@ final class BuildServices: Sendable {
         }
     }
 
-    private init(_ plan: BuildPlan, now: @escaping @Sendable () -> Double) async throws(BuildError) {
+    private init(_ plan: BuildPlan, clock: any WallClock) async throws(BuildError) {
         let config = plan.configuration
         outputLock = plan.writesSite ? try await OutputLock(folder: config.outputRoot) : nil
         do { cache = try ImageCache(directory: config.cache.directory) } catch {
@@ -64,9 +65,8 @@ final class BuildServices: Sendable {
         remote = Self.remote(config, local: cache)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, remote: remote,
-                               site: config.images.local ? config.site : nil, now: now)
-        resolver = Resolver(cache: cache, manager: manager, inFlightLimit: config.fetch.concurrency + 2 * config.jobs,
-                            shard: config.shard)
+                               site: config.images.local ? config.site : nil, clock: clock)
+        sites = SiteStateStore(cache: cache, root: plan.stateRoot)
         sweep = Task { [cache] in await cache.sweepTemporaries() }
     }
 

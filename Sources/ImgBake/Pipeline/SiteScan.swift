@@ -36,27 +36,56 @@ public struct SiteScan: Sendable {
         }
         let inventory = SiteInventory.walk(site, skipping: [])
         let plan = try BuildPlan(config, now: 0)
-        let settings = plan.scanSettings
+        let variants = VariantPlan(settings: config.images)
         var diagnostics = inventory.diagnostics
-        for batch in inventory.pages.batches(of: Build.batchPages) {
-            var scanned: [ScannedPage] = []
-            await Build.forEachScanned(Array(batch), site: site, settings: settings, jobs: jobs, maxBytes: config.maxPageBytes) { result in
+        for batch in inventory.pages.batches(of: BuildRun.window) {
+            for result in await models(of: batch, plan) {
                 switch result {
-                case .success(let page): scanned.append(page)
                 case .failure(let problem): diagnostics.append(problem.diagnostic)
-                }
-            }
-            for page in scanned.sorted(by: { $0.scan.file.path < $1.scan.file.path }) {
-                diagnostics += page.scan.diagnostics
-                let priority = LoadingPriority(page.scan.references, output: config.output, unknownIsLarge: true) { _ in nil }
-                for (index, reference) in page.scan.references.enumerated() {
-                    body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
-                               kind: reference.kind, url: reference.source.description,
-                               lcp: priority.candidate?.index == index ? priority.candidate?.reason : nil))
+                case .success(let model):
+                    diagnostics += model.scan.diagnostics
+                    // `scan` has no images: an image of unknown size counts as large.
+                    let priority = model.priority(output: config.output, plan: variants, images: nil)
+                    for (position, reference) in model.scan.references.enumerated() {
+                        body(Entry(file: reference.location.file, line: reference.location.line, column: reference.location.column,
+                                   kind: reference.kind, url: reference.source.description,
+                                   lcp: priority.candidate?.index == position ? priority.candidate?.reason : nil))
+                    }
                 }
             }
         }
         return diagnostics
+    }
+
+    /// The models of `paths`, in their order, each page read and scanned once, `jobs × 2` at a time.
+    private static func models(of paths: ArraySlice<String>, _ plan: BuildPlan) async -> [Result<PageModel, PageFile.ReadError>] {
+        let site = plan.configuration.site, maxBytes = plan.configuration.maxPageBytes
+        let settings = plan.scanSettings, pageSettings = plan.pageSettings
+        return await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
+            var next = paths.startIndex
+            func submit() {
+                let index = next, path = paths[index]
+                group.addTask {
+                    switch PageFile.read(path, site: site, maxBytes: maxBytes) {
+                    case .failure(let problem): return (index, .failure(problem))
+                    case .success(let (bytes, _)):
+                        guard let scan = PageFile.scan(path, bytes, settings: settings) else { return (index, .failure(PageFile.tooDeep(path, bytes))) }
+                        var model = PageModel(scan, settings: pageSettings)
+                        // What the entries need is kept; the bytes go with the page.
+                        model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
+                        return (index, .success(model))
+                    }
+                }
+                next += 1
+            }
+            while next < paths.endIndex && next - paths.startIndex < max(2, plan.configuration.jobs * 2) { submit() }
+            var results: [Int: Result<PageModel, PageFile.ReadError>] = [:]
+            while let (index, result) = await group.next() {
+                results[index] = result
+                if next < paths.endIndex { submit() }
+            }
+            return paths.indices.compactMap { results[$0] }
+        }
     }
 
     /// The entries as a JSON array, as `JSONEncoder` would write it whole.

@@ -135,10 +135,19 @@ public struct BuildReport: Codable, Sendable {
     }
 }
 
+/// A page's references as the report lists them, with the key of each one's image (nil when the page
+/// is left alone).
+struct ReportPage: Sendable {
+    var references: [BuildReport.Reference] = []
+    var keys: [OriginalKey?] = []
+}
+
 /// Assembles the report from what the build did.
 struct ReportBuilder {
     var report: BuildReport
     private var imageIndex: [OriginalKey: Int] = [:]
+    /// References of the pages read, with their image's key, until the images are known.
+    private var pending: [(BuildReport.Reference, OriginalKey?)] = []
 
     init(configuration config: Configuration, check: Bool) {
         let formatter = ISO8601DateFormatter()
@@ -172,22 +181,21 @@ struct ReportBuilder {
             imageIndex[key] = report.images.count
             report.images.append(image)
         }
-    }
-
-    /// `lcp`: the reference taken for the page's likely LCP image, and why.
-    mutating func add(scanned page: ScannedPage, images set: ResolvedSet, skippedBecause skip: String?,
-                      lcp: (index: Int, reason: String)? = nil) {
-        for (position, reference) in page.scan.references.enumerated() {
-            var entry = BuildReport.Reference(file: reference.location.file, line: reference.location.line,
-                                              column: reference.location.column, kind: reference.kind.rawValue,
-                                              url: reference.source.description, outcome: "skipped", reason: skip)
-            if skip == nil, let key = set.keyOf[reference.source], let index = imageIndex[key] {
+        for (var entry, key) in pending {
+            if let key, let index = imageIndex[key] {
                 entry.image = index
                 entry.outcome = report.images[index].outcome
                 entry.reason = report.images[index].reason
             }
-            if lcp?.index == position { entry.lcp = lcp?.reason }
             report.references.append(entry)
+        }
+        pending = []
+    }
+
+    /// A page's references (their images' outcomes are filled in by `add(images:naming:)`).
+    mutating func add(_ page: ReportPage) {
+        for (entry, key) in zip(page.references, page.keys) {
+            pending.append((entry, key))
         }
     }
 
@@ -207,6 +215,8 @@ struct ReportBuilder {
             return rounded
         }
         report.shard = s.shard?.description
+        // Pages come in the order they were finished: the report lists them by place.
+        report.references.sort { ($0.file, $0.line, $0.column, $0.kind, $0.url) < ($1.file, $1.line, $1.column, $1.kind, $1.url) }
         let summaries = BuildReport.QualitySummary.of(report.images.flatMap(\.files))
         report.qualities = summaries.isEmpty ? nil : summaries
         report.totals.pages = s.pagesScanned + s.pagesUnchanged

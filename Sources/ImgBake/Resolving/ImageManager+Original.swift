@@ -52,7 +52,7 @@ extension ImageManager {
             let when = Self.describeAge(now() - remembered.failedAt)
             return .failed(ImageFailure(reason: "failed before (\(remembered.reason), \(when) ago); use --retry-failed", kind: .remembered))
         }
-        switch await downloader.download(url) {
+        switch await downloader.download(url, revalidating: nil) {
         case .fetched(let bytes, let validators):
             return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
         case .notModified:

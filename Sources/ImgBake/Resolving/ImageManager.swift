@@ -13,8 +13,8 @@ import Vips
 ///     switch await manager.resolve(url) { case .resolved(let image, _): ...; case .failed(let why): ... }
 public actor ImageManager {
     let cache: ImageCache
-    let downloader: Downloader
-    let transformer: Transformer
+    let downloader: any Downloading
+    let transformer: any Transforming
     let plan: VariantPlan
     let keyFilter: KeyFilter
     let fetch: FetchSettings
@@ -24,8 +24,8 @@ public actor ImageManager {
     let site: LocalFiles?
     /// The shared cache of other machines, asked after the local one (nil without one).
     let remote: RemoteCache?
-    /// Unix seconds; injectable so tests can move time.
-    let now: @Sendable () -> Double
+    /// What freshness and failure memory are judged by.
+    let clock: any WallClock
 
     /// One task per original key for the whole build: in flight, then finished (records are small).
     private var originals: [OriginalKey: Task<OriginalOutcome, Never>] = [:]
@@ -36,12 +36,9 @@ public actor ImageManager {
     private var failed: [ImageKey: Resolution] = [:]
     /// Decoded headers by original blob (two URLs with the same bytes are inspected once).
     private var headers: MemoryCache<BlobID, Inspection>
-    /// Original loads started (one per key per build, whatever the number of callers).
-    public private(set) var loadsStarted = 0
-
-    public init(cache: ImageCache, downloader: Downloader, transformer: Transformer, images: ImageSettings,
-                fetch: FetchSettings, remote: RemoteCache? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
-                now: @escaping @Sendable () -> Double) {
+    init(cache: ImageCache, downloader: any Downloading, transformer: any Transforming, images: ImageSettings,
+         fetch: FetchSettings, remote: RemoteCache? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
+         clock: any WallClock = SystemClock()) {
         self.cache = cache
         self.remote = remote
         self.downloader = downloader
@@ -52,16 +49,16 @@ public actor ImageManager {
         self.site = site.map(LocalFiles.init(site:))
         self.keyFilter = KeyFilter(stripQuery: fetch.stripQuery, hostRules: fetch.hostRules)
         self.fetch = fetch
-        self.now = now
+        self.clock = clock
         resolved = MemoryCache(costLimit: memoryLimit)
         headers = MemoryCache(costLimit: memoryLimit / 8)
     }
 
     /// The original key: the filtered URL, or `file:` and the site path of a local image.
-    public func key(for source: ImageSource) -> OriginalKey {
+    public nonisolated func key(for source: ImageSource) -> OriginalKey {
         switch source {
         case .remote(let url): keyFilter.key(for: url)
-        case .local(let path): OriginalKey("file:" + path)
+        case .local(let path): .siteFile(path)
         }
     }
 
@@ -96,11 +93,6 @@ public actor ImageManager {
         for task in images.values { task.cancel() }
     }
 
-    /// Memory layer figures, for tests and reports.
-    public var memory: (entries: Int, cost: Int, limit: Int, evictions: Int) {
-        (resolved.count, resolved.totalCost, resolved.costLimit, resolved.evictions)
-    }
-
     /// Approximate bytes a resolved image holds in memory.
     static func cost(of image: ResolvedImage) -> Int {
         256 + image.url.serialized.utf8.count + image.variants.count * 160 + (image.placeholder?.utf8.count ?? 0)
@@ -111,7 +103,6 @@ public actor ImageManager {
     /// The original for `key`: joins the load in flight or finished in this build, or starts one.
     func original(_ source: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
         if let task = originals[key] { return await task.value }
-        loadsStarted += 1
         let task = Task { await self.loadOriginal(source, key: key, force: false) }
         originals[key] = task
         return await task.value
@@ -130,6 +121,8 @@ public actor ImageManager {
     func markFailed(_ key: OriginalKey, _ failure: ImageFailure) {
         originals[key] = Task { .failed(failure) }
     }
+
+    nonisolated func now() -> Double { clock.now() }
 
     func knownInspection(for blob: BlobID) -> Inspection? { headers.value(for: blob) }
 

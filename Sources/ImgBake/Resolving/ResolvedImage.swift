@@ -37,7 +37,11 @@ public struct ResolvedImage: Sendable {
     public var key: OriginalKey
     /// The image as the first reference to it named it (its last path segment names the files): a
     /// remote URL, or the site path of a local file.
-    public var url: ImageSource
+    public var url: ImageSource {
+        didSet { stem = url.fileStem }
+    }
+    /// The stem of its files' names (`ImageSource.fileStem`), made once: pages name its files often.
+    public private(set) var stem: String
     public var source: SourceInfo
     public var originalBlob: BlobID
     public var originalBytes: Int
@@ -51,6 +55,21 @@ public struct ResolvedImage: Sendable {
     public var credits: Credits
     /// The configured placeholder's value (colour, data URI or BlurHash), if one is configured.
     public var placeholder: String?
+
+    public init(key: OriginalKey, url: ImageSource, source: SourceInfo, originalBlob: BlobID, originalBytes: Int,
+                variants: [StoredVariant], origin: ResolutionOrigin, encoded: Int, credits: Credits, placeholder: String?) {
+        self.key = key
+        self.url = url
+        stem = url.fileStem
+        self.source = source
+        self.originalBlob = originalBlob
+        self.originalBytes = originalBytes
+        self.variants = variants
+        self.origin = origin
+        self.encoded = encoded
+        self.credits = credits
+        self.placeholder = placeholder
+    }
 
     /// The `<img>` fallback format: the source's own.
     public var fallbackFormat: ImageFormat { source.format }

@@ -1,5 +1,5 @@
 /// Which images of a page load first. Lighthouse flags a lazily loaded Largest Contentful Paint image,
-/// and the image first asked for used to be the page's first (a 48 px logo), so:
+/// and a page's first image is often not it (a 48 px logo), so:
 /// - the first screen: references within `output.fold` bytes of markup from the start of `main` or
 ///   `article` (twice that from `body` when the page has neither; anything before that start, a site
 ///   header, too), up to the likely LCP image when there is one, are not lazy; everything further down
@@ -39,6 +39,16 @@ struct LoadingPriority: Sendable {
         candidate = Self.candidate(references, eager: eager, unknownIsLarge: unknownIsLarge, size: size)
         // What comes after the LCP image is below it: lazy.
         if let chosen = candidate?.index { eager = eager.filter { $0 <= chosen } }
+    }
+
+    /// A page's choice, made once per page (`PageModel.priority`): an image's width is the widest file
+    /// the page would use of it; without images (`imgbake scan`) an image of unknown size counts as large.
+    static func of(_ references: [ImageReference], requests: [VariantRequest]?, output: OutputSettings, plan: VariantPlan,
+                   images: ((ImageSource) -> ResolvedImage?)?) -> LoadingPriority {
+        LoadingPriority(references, output: output, unknownIsLarge: images == nil) { index in
+            guard let requests, let image = images?(references[index].source) else { return nil }
+            return plan.widths(for: image.source, request: requests[index]).max() ?? image.source.width
+        }
     }
 
     private static func candidate(_ references: [ImageReference], eager: Set<Int>, unknownIsLarge: Bool,

@@ -6,6 +6,9 @@ import Mustache
 /// a file of the same name in `templates_dir`.
 public struct MarkupRenderer: Sendable {
     private let library: MustacheLibrary
+    /// The templates replaced from `templates_dir`: the others render natively (`BuiltInTemplates`),
+    /// byte for byte as Mustache renders them, which was most of a warm build's rewriting.
+    private let replaced: Set<String>
     /// SHA-256 of the templates in use, for the build fingerprint: a changed template rewrites pages.
     public let digest: String
 
@@ -21,6 +24,7 @@ public struct MarkupRenderer: Sendable {
     public init(templatesDirectory: String? = nil) throws(TemplateError) {
         var library = MustacheLibrary()
         var texts = DefaultTemplates.all
+        var replaced: Set<String> = []
         for (name, text) in DefaultTemplates.all {
             try Self.register(text, named: name, file: "Templates/\(name).mustache", in: &library)
         }
@@ -32,9 +36,11 @@ public struct MarkupRenderer: Sendable {
                 if text.hasSuffix("\n") { text.removeLast() }
                 try Self.register(text, named: name, file: path, in: &library)
                 texts[name] = text
+                replaced.insert(name)
             }
         }
         self.library = library
+        self.replaced = replaced
         digest = BlobID(of: Array(texts.sorted { $0.key < $1.key }.map { "\($0.key)\u{0}\($0.value)" }.joined(separator: "\u{0}").utf8)).hex
     }
 
@@ -50,6 +56,12 @@ public struct MarkupRenderer: Sendable {
     }
 
     func render(_ name: String, _ context: [String: Any]) -> String {
+        if !replaced.contains(name), let text = BuiltInTemplates.render(name, context) { return text }
+        return renderWithMustache(name, context)
+    }
+
+    /// Through the template library, built-in template or not (what the built-in fast path is checked against).
+    func renderWithMustache(_ name: String, _ context: [String: Any]) -> String {
         library.render(context, withTemplate: name) ?? ""
     }
 }

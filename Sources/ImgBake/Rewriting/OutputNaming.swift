@@ -6,42 +6,25 @@ public struct OutputNaming: Sendable {
         self.publicPath = publicPath.hasSuffix("/") ? publicPath : publicPath + "/"
     }
 
-    /// How `page` (a path in the site) refers to the images folder: the public path, or with
-    /// `output.relative_urls` a path relative to the page (`../_img/` from `posts/a.html`) for HTML and
-    /// stylesheets.
-    public static func forPage(_ page: String, kind: SourceFile.Kind, output: OutputSettings) -> OutputNaming {
-        guard output.relativeURLs, kind == .html || kind == .css, !output.publicPathIsAbsolute else { return OutputNaming(publicPath: output.publicPath) }
+    /// How `page` (a path in the site) refers to the images folder: the public path, or a path
+    /// relative to the page (`../_img/` from `posts/a.html`) for an HTML page whose own `links` are
+    /// relative (`output.relative_urls = "auto"`), or for every HTML page and stylesheet (`true`).
+    public static func forPage(_ page: String, kind: SourceFile.Kind, links: PageLinks = PageLinks(), output: OutputSettings) -> OutputNaming {
+        let relative = switch output.relativeURLs {
+        case .always: kind == .html || kind == .css
+        case .auto: kind == .html && links.arePageRelative
+        case .never: false
+        }
+        guard relative, !output.publicPathIsAbsolute else { return OutputNaming(publicPath: output.publicPath) }
         let depth = page.split(separator: "/", omittingEmptySubsequences: true).count - 1
         return OutputNaming(publicPath: String(repeating: "../", count: max(0, depth)) + output.imagesDirectory + "/")
     }
 
-    /// A file-name-safe stem from the URL's last path segment: lower-case letters, digits and dashes,
-    /// at most 40 characters, `image` when nothing is left.
-    public static func stem(for source: ImageSource) -> String {
-        var name = source.lastPathSegment
-        if let dot = name.lastIndex(of: "."), dot > name.startIndex { name = String(name[..<dot]) }
-        // On the bytes: only ASCII letters and digits are kept, and a run of anything else (a
-        // multi-byte character too) becomes one dash. Unicode properties per character were 5 % of a
-        // warm build's CPU.
-        var out: [UInt8] = []
-        var lastWasDash = true
-        for byte in name.lowercased().utf8 {
-            if (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) {
-                out.append(byte)
-                lastWasDash = false
-            } else if !lastWasDash {
-                out.append(UInt8(ascii: "-"))
-                lastWasDash = true
-            }
-        }
-        while out.last == UInt8(ascii: "-") { out.removeLast() }
-        if out.count > 40 { out.removeLast(out.count - 40) }
-        if out.last == UInt8(ascii: "-") { out.removeLast() }
-        return out.isEmpty ? "image" : String(decoding: out, as: UTF8.self)
-    }
+    /// A file-name-safe stem from the URL's last path segment (`ImageSource.fileStem`).
+    public static func stem(for source: ImageSource) -> String { source.fileStem }
 
     public func fileName(_ variant: StoredVariant, of image: ResolvedImage) -> String {
-        variant.fileName(stem: Self.stem(for: image.url))
+        variant.fileName(stem: image.stem)
     }
 
     public func url(_ variant: StoredVariant, of image: ResolvedImage) -> String {

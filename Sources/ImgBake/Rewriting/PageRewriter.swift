@@ -9,10 +9,6 @@ public struct PageRewrite: Sendable {
     public var diagnostics: [Diagnostic]
     /// References replaced.
     public var localised: Int
-    /// The new bytes' blob in the cache (`--out`), for writing the page again if its output is lost.
-    public var rendered: BlobID? = nil
-    /// The reference taken for the page's likely Largest Contentful Paint image, and why.
-    public var lcp: (location: SourceLocation, reason: String)? = nil
 }
 
 /// Turns a scanned page and the resolved images into byte splices. An `<img src>` (not in a
@@ -37,16 +33,18 @@ public struct PageRewriter: Sendable {
         self.fileBytes = fileBytes
     }
 
-    /// - Parameter requests: the variant request of each reference (aligned with `scan.references`).
-    public func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> PageRewrite {
+    /// - Parameters:
+    ///   - requests: the variant request of each reference (aligned with `scan.references`).
+    ///   - priority: which images load first, chosen once for the page (`LoadingPriority`).
+    func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?,
+                 priority: LoadingPriority) -> PageRewrite {
         // Files named as the page refers to them: the public path, or relative to the page.
-        let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, output: output)
+        let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, links: scan.links, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
         let writer = ReferenceWriter(naming: naming, rootNaming: self.naming, output: output)
         var draft = Draft()
         let converted = convertMarkdownImages(scan, markup: markup, images: images, into: &draft)
         let convertedSlots = Set(converted.keys)
-        let priority = priority(of: scan, requests: requests, images: images)
         var preloads: [String] = []
 
         for (index, reference) in scan.references.enumerated() {
@@ -88,8 +86,7 @@ public struct PageRewriter: Sendable {
                 "<link rel=\"preload\" as=\"image\" href=\"\(HTMLEntities.escapeAttribute($0))\" fetchpriority=\"high\">"
             }.joined()))
         }
-        let lcp = priority.candidate.map { (scan.references[$0.index].location, $0.reason) }
-        return finish(scan, draft, converted: convertedSlots, lcp: lcp)
+        return finish(scan, draft, converted: convertedSlots)
     }
 
     /// What a page's rewrite gathers as it goes.
@@ -144,9 +141,9 @@ public struct PageRewriter: Sendable {
     }
 
     /// The page's new bytes from the draft's edits, checked (a Markdown page must parse as intended).
-    private func finish(_ scan: PageScan, _ draft: Draft, converted: Set<Int>, lcp: (SourceLocation, String)?) -> PageRewrite {
+    private func finish(_ scan: PageScan, _ draft: Draft, converted: Set<Int>) -> PageRewrite {
         guard !draft.edits.isEmpty else {
-            return PageRewrite(bytes: nil, outputs: [], diagnostics: draft.diagnostics, localised: 0, lcp: lcp)
+            return PageRewrite(bytes: nil, outputs: [], diagnostics: draft.diagnostics, localised: 0)
         }
         let bytes: [UInt8]
         do { bytes = try Splicer.apply(draft.edits, to: scan.file.bytes) } catch {
@@ -157,14 +154,7 @@ public struct PageRewriter: Sendable {
             return unchanged(scan, "the rewritten Markdown did not parse as intended (\(problem)); page left unchanged")
         }
         return PageRewrite(bytes: bytes, outputs: draft.outputs, diagnostics: draft.diagnostics,
-                           localised: draft.written.count + converted.count, lcp: lcp)
-    }
-
-    /// Which of the page's images load first; an image's width is the widest file this page would use.
-    func priority(of scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?) -> LoadingPriority {
-        LoadingPriority(scan.references, output: output) { index in
-            images(scan.references[index].source).map { plan.widths(for: $0.source, request: requests[index]).max() ?? $0.source.width }
-        }
+                           localised: draft.written.count + converted.count)
     }
 
     /// The smallest file of the variants, with its bytes, when it is small enough to be written into the

@@ -20,10 +20,11 @@ public enum HTMLScanner {
         scan.remoteBase = found.remoteBase
         scan.headEnd = found.headEnd
         scan.allowsDataImages = found.allowsDataImages
+        scan.links = found.links
         return scan
     }
 
-    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "script", "head", "svg:image"]
+    static let tags: Set<String> = ["img", "source", "base", "video", "input", "link", "meta", "style", "script", "head", "svg:image", "a"]
 
     public static let missingAltMessage = "<img> without alt: screen readers read its file name instead (alt=\"\" for decoration; build.require_alt)"
 
@@ -47,7 +48,8 @@ public enum HTMLScanner {
         }
         // In document order: a link around an image is found after the image.
         return RegionScan(references: found.references.sorted { $0.range.lowerBound < $1.range.lowerBound }, diagnostics: found.diagnostics,
-                        outputs: found.outputs, remoteBase: found.remoteBase, headEnd: found.headEnd, allowsDataImages: found.allowsDataImages)
+                        outputs: found.outputs, remoteBase: found.remoteBase, headEnd: found.headEnd, allowsDataImages: found.allowsDataImages,
+                        links: found.ownLinks)
     }
 
     /// What scanning a region of HTML found.
@@ -58,6 +60,7 @@ public enum HTMLScanner {
         var remoteBase: (url: RemoteURL, location: SourceLocation)?
         var headEnd: Int?
         var allowsDataImages: Bool
+        var links: PageLinks
     }
 }
 
@@ -74,6 +77,7 @@ private struct Found {
     var links: Set<Int> = []
     var headEnd: Int?
     var allowsDataImages = true
+    var ownLinks = PageLinks()
 
     init(file: SourceFile, shift: Int, resolver: ReferenceResolver) {
         self.file = file
@@ -134,7 +138,12 @@ private struct Found {
             headEnd = element.endTagRange.map { $0.lowerBound + shift }
         case ("html", "style"):
             if let text = element.textRange { css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift) }
+        case ("html", "a"):
+            ownLink(element.attribute("href"))
+        case ("html", "base") where element.attribute("href") != nil:
+            ownLinks.hasBase = true
         case ("html", "script"):
+            ownLink(element.attribute("src"))
             let type = element.attribute("type")?.value.trimmingCharacters(in: .whitespaces).lowercased()
             if type == "application/ld+json", let text = element.textRange { jsonLD(text.lowerBound + shift..<text.upperBound + shift) }
         default:
@@ -168,9 +177,19 @@ private struct Found {
         let rel = Set((element.attribute("rel")?.value.lowercased() ?? "").split(whereSeparator: \.isWhitespace).map(String.init))
         let icon = !rel.isDisjoint(with: ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"])
         let preload = rel.contains("preload") && element.attribute("as")?.value.lowercased() == "image"
-        guard icon || preload else { return }
+        guard icon || preload else { return ownLink(element.attribute("href")) }
         if let href = element.attribute("href"), let reference = attribute(.link, href) { references.append(reference) }
         if preload, let srcset = element.attribute("imagesrcset") { self.srcset(.linkSrcset, srcset) }
+    }
+
+    /// A link of the page's own, counted by how it is written (`PageLinks`).
+    private mutating func ownLink(_ attribute: HTMLAttribute?) {
+        guard let text = attribute.map({ $0.value.trimmingCharacters(in: .whitespacesAndNewlines) }), !text.isEmpty,
+              !text.hasPrefix("#"), !text.hasPrefix("//"), ReferenceResolver.scheme(of: text) == nil else { return }
+        let path = text.prefix { $0 != "?" && $0 != "#" }
+        if ReferenceResolver.hasImageExtension(String(path.split(separator: "/").last ?? "")) { return }
+        if case .output = resolver.resolve(text) { return }
+        if text.hasPrefix("/") || text.hasPrefix("\\") { ownLinks.rootRelative += 1 } else { ownLinks.pageRelative += 1 }
     }
 
     /// `og:image` and `twitter:image`: one absolute URL of a social-card-sized image.

@@ -1,38 +1,38 @@
-/// The files of the images folder a page refers to. This is what decides which image files are still
-/// in use, so it errs on the side of keeping. Two readings, united:
-/// - the scanner's (`PageScan.outputs`): every reference of every kind, however it is written (under
-///   `public_path`, absolute under `base_url`, relative to the page), as the reference model sees it;
-/// - the raw bytes': every URL that starts with one of the site's forms of the public path at the start
-///   of a URL, followed by a file name, wherever it is (a mention in a code block, a comment, a link
-///   the scanners do not read keeps a file too).
-/// Both see references whatever way they got into the page (rewritten this build, by an earlier
-/// build, by another build at the same time, or written by hand).
+/// Mentions of files of imgbake's own images folder in a page's raw bytes: every URL that starts with
+/// one of the site's forms of the public path at the start of a URL, followed by a file name, wherever
+/// it is (a code block, a comment, a link the scanners do not read). With the scanners' references to
+/// outputs (`PageScan.outputs`), what keeps a file in use (`PageModel.uses`): they err on the side of
+/// keeping.
 public enum OwnImageReferences {
-    /// The files a scanned page uses: its scan's outputs and its bytes' mentions.
-    static func inUse(_ scan: PageScan, bytes: [UInt8], settings: ScanSettings) -> Set<String> {
-        fileNames(in: bytes, publicPaths: settings.ownPrefixes).union(scan.outputs.map(\.name))
+    /// The files `bytes` mention under any of `publicPaths`, each with the offset of its first mention.
+    static func mentions(in bytes: [UInt8], publicPaths: [String]) -> [String: Int] {
+        var found: [String: Int] = [:]
+        for path in publicPaths {
+            names(in: bytes, after: Array(path.utf8), accept: { startsURL(bytes, at: $0) }) { name, offset in
+                if found[name].map({ offset < $0 }) ?? true { found[name] = offset }
+            }
+        }
+        return found
     }
 
-    /// The files a page as it is on disk uses (scanned here). A page nested deeper than the parser is
-    /// given (`NestingDepth`: gumbo's time is quadratic in the depth, 20 s for 100,000 levels) is not
-    /// parsed here either: every output name after the images folder's name counts, however the URL
-    /// around it is written (page-relative ones included), which keeps more rather than less.
-    static func inUse(page path: String, bytes: [UInt8], settings: ScanSettings) -> Set<String> {
-        guard let kind = SourceFile.kind(forPath: path) else { return fileNames(in: bytes, publicPaths: settings.ownPrefixes) }
-        guard NestingDepth.estimate(bytes) <= NestingDepth.limit else {
-            return fileNames(in: bytes, publicPaths: settings.ownPrefixes).union(outputNames(in: bytes, after: settings.ownPrefix))
-        }
-        let scan = SourceScanner.scan(SourceFile(path: path, kind: kind, bytes: bytes), settings: settings)
-        return inUse(scan, bytes: bytes, settings: settings)
+    /// The files a page too deeply nested to parse (`NestingDepth`: gumbo's time is quadratic in the
+    /// depth) uses: every output name after the images folder's name counts, however the URL around it
+    /// is written (page-relative ones included), which keeps more rather than less.
+    static func unparsedUses(in bytes: [UInt8], ownPrefix: String, publicPaths: [String]) -> Set<String> {
+        fileNames(in: bytes, publicPaths: publicPaths).union(outputNames(in: bytes, after: ownPrefix))
     }
 
     /// Output names (`isOutputName`) that follow the last folder of `publicPath` anywhere: `_img/`, or
-    /// `_img\/` as JSON writers escape it (Hugo's templates in JSON-LD, PHP's `json_encode`).
+    /// `_img\\/` as JSON writers escape it (Hugo's templates in JSON-LD, PHP's `json_encode`).
     static func outputNames(in bytes: [UInt8], after publicPath: String) -> Set<String> {
         guard let folder = publicPath.split(separator: "/").last else { return [] }
-        return ["/", "\\/"].reduce(into: Set<String>()) { found, slash in
-            found.formUnion(names(in: bytes, after: Array((folder + slash).utf8)) { _ in true }.filter(isOutputName))
+        var found = Set<String>()
+        for slash in ["/", "\\/"] {
+            names(in: bytes, after: Array((folder + slash).utf8), accept: { _ in true }) { name, _ in
+                if isOutputName(name) { found.insert(name) }
+            }
         }
+        return found
     }
 
     /// File names (no folder) referred to by `bytes` under any of `publicPaths`.
@@ -42,14 +42,15 @@ public enum OwnImageReferences {
 
     /// File names (no folder) referred to by `bytes` under `publicPath`, where a URL starts.
     public static func fileNames(in bytes: [UInt8], publicPath: String) -> Set<String> {
-        names(in: bytes, after: Array(publicPath.utf8)) { startsURL(bytes, at: $0) }
+        var found = Set<String>()
+        names(in: bytes, after: Array(publicPath.utf8), accept: { startsURL(bytes, at: $0) }) { name, _ in found.insert(name) }
+        return found
     }
 
-    /// The file names that follow `prefix` wherever `accept` takes its position; a trailing dot ends a
-    /// sentence, not a name.
-    private static func names(in bytes: [UInt8], after prefix: [UInt8], accept: (Int) -> Bool) -> Set<String> {
-        guard let first = prefix.first, bytes.count > prefix.count else { return [] }
-        var names = Set<String>()
+    /// Each file name that follows `prefix` wherever `accept` takes its position, with the offset of the
+    /// prefix; a trailing dot ends a sentence, not a name.
+    private static func names(in bytes: [UInt8], after prefix: [UInt8], accept: (Int) -> Bool, _ found: (String, Int) -> Void) {
+        guard let first = prefix.first, bytes.count > prefix.count else { return }
         var index = 0
         let last = bytes.count - prefix.count
         while index <= last {
@@ -62,11 +63,10 @@ public enum OwnImageReferences {
             while end < bytes.count, isFileNameByte(bytes[end]) { end += 1 }
             while end > index + prefix.count, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
             if end > index + prefix.count {
-                names.insert(String(decoding: bytes[index + prefix.count..<end], as: UTF8.self))
+                found(String(decoding: bytes[index + prefix.count..<end], as: UTF8.self), index)
             }
             index = max(end, index + 1)
         }
-        return names
     }
 
     /// `https://example.com/_img/x.jpg` is not a reference to `/_img/x.jpg`: a URL starts after a

@@ -153,7 +153,7 @@ public struct ReferenceResolver: Sendable {
         return .output(decoded)
     }
 
-    private static func scheme(of text: String) -> String? {
+    static func scheme(of text: String) -> String? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isLetter,

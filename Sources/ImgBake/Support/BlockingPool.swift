@@ -47,9 +47,9 @@ private final class JobQueue: @unchecked Sendable {
     // All mutable state is guarded by `condition`.
     private let condition = NSCondition()
     /// A taken job's slot is emptied at once: a job's closure holds what it captured (an original's
-    /// bytes, encoded variants), which must not outlive the job. (Slots used to be kept until 1,024
-    /// jobs had run, so a build of 100 images kept every original's bytes and every variant until
-    /// the end: the bench's cold build peaked at 606 MiB instead of 256 MiB.)
+    /// bytes, encoded variants), which must not outlive the job; slots kept until a batch of jobs had
+    /// run would hold every original and variant of a cold build until its end, and memory would grow
+    /// with the site.
     private var jobs: [(@Sendable () -> Void)?] = []
     private var head = 0
     private var closed = false

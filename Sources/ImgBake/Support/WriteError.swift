@@ -11,8 +11,8 @@ import Glibc
 ///     cannot write public/_img/hubble-e410a64f5b-1000.webp: No space left on device
 ///     cannot create folder public/_img: Read-only file system
 ///
-/// Callers pass it on as it is (`BuildError(_:)`, a warning's text): wrapping it in another "cannot
-/// write" is what used to print the path twice.
+/// Callers pass it on as it is (`BuildError(_:)`, a warning's text): wrapped in another "cannot
+/// write", the message would name the path twice.
 struct WriteError: Error, CustomStringConvertible, Sendable, Equatable {
     enum Operation: Sendable, Equatable { case write, createFolder }
 

@@ -8,11 +8,10 @@ import Vips
 ///
 /// Each try encodes and decodes a sample of the picture, not all of it: the whole variant up to
 /// `wholeLimit` pixels, else `tiles` tiles of `tile` pixels from an even grid over it (two thirds of a
-/// 400 px variant, a sixth of an 800 px one, a twenty-fourth of a 1,600 px one). The bench's cold
-/// build costs 1.12× the CPU of fixed qualities (48.0 s against 42.7 s; with twice the sample and the
-/// first try halfway between floor and ceiling it was 1.24×, with the same bytes and SSIM within
-/// 0.0005; docs/MEASUREMENTS.md). `QualitySearchTests` checks that the whole picture at the quality
-/// found is within 0.01 of the target.
+/// 400 px variant, a sixth of an 800 px one, a twenty-fourth of a 1,600 px one): a larger sample costs
+/// more CPU for the same qualities (what the search costs beside fixed qualities: `make bench`, and
+/// docs/MEASUREMENTS.md). `QualitySearchTests` checks that the whole picture at the quality found is
+/// within 0.01 of the target.
 struct QualitySearch {
     let spec: VariantSpec
     let auto: AutoQuality

@@ -166,7 +166,7 @@ public final class Transformer: Sendable {
     }
 
     /// The memory a decode for `job` is expected to take, from the bench corpus one image at a time
-    /// (peak RSS above the process's own, 2026-11-24): a progressive JPEG about 8 bytes a pixel (every
+    /// (peak RSS above the process's own): a progressive JPEG about 8 bytes a pixel (every
     /// coefficient kept), a shrink-on-load decode about 2, a source decoded whole (PNG, alpha, CMYK,
     /// animation frames) 56 MiB of encoders' and resizers' buffers and 4 bytes a pixel.
     static func expectedMemory(_ job: TransformJob, _ inspection: Inspection) -> Int {

@@ -103,11 +103,8 @@ public struct VariantSpec: Hashable, Sendable {
     /// Encoded at a quality (WebP, AVIF, JPEG); PNG and GIF are lossless here.
     public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg }
 
-    /// Bumped whenever the encoding code changes what it writes for the same spec.
-    /// 8: widths narrower than the anchor resized from its decode (`from`); decodes shrink by powers of
-    /// two while decoding; heights in proportion to the source's; a source's alpha band that stays
-    /// fully opaque when resized dropped before the resize that would premultiply it; the quality
-    /// search's luma computed without libvips' rounding steps.
+    /// Bumped whenever the encoding code changes what it writes for the same spec, so that no variant
+    /// made by other code is taken for this code's (CHANGELOG.md says what each revision changed).
     static let encoderRevision = 8
 
     /// The salt that ties variants to the code and library versions that made them.

@@ -1,7 +1,7 @@
 /// With `--out` and `output.originals = "referenced"`: the site's image files that nothing mentions
-/// once the pages are rewritten, which stay out of the output (a site whose every picture became
-/// variants deploys the variants alone: the Hugo example's output grew from 0.5 MB to 4 MB with its
-/// originals beside them).
+/// once the pages are rewritten, which stay out of the output: a site whose every picture became
+/// variants deploys the variants alone, not the originals beside them, which are often larger than
+/// all the variants together.
 ///
 /// "Mentions" errs on the side of keeping: a file stays while any page, feed, stylesheet, script or
 /// other text file of the output names it, in any URL or none (a download link, a script, a sitemap),
@@ -33,6 +33,13 @@ enum Originals {
             if byName.isEmpty { break }
         }
         return Set(byName.values.joined())
+    }
+
+    /// Of `names` (file names of the site's images), those `bytes` mention.
+    static func mentioned(in bytes: [UInt8], among names: Set<String>) -> Set<String> {
+        var found = Set<String>()
+        forEachName(in: bytes) { if names.contains($0) { found.insert($0) } }
+        return found
     }
 
     /// Every run of name bytes (a path segment as written), as written and percent-decoded.

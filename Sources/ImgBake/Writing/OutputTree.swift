@@ -37,6 +37,22 @@ struct OutputTree: Sendable {
         return .copied
     }
 
+    /// Makes `output/path` hold `bytes`, the site file's contents as read, with its modification time
+    /// (a page read this build that needed no change: copied from memory, not read again).
+    func place(_ path: String, _ bytes: [UInt8], like source: FileStamp) throws(BuildError) {
+        let target = output + "/" + path
+        if FileStamp.of(target) == source { return }
+        do {
+            try AtomicFile.makeDirectory(PathName.parent(target))
+            try AtomicFile.write(bytes, to: target, durable: false, mode: AtomicFile.mode(of: site + "/" + path) ?? 0o644)
+        } catch {
+            throw BuildError(error)
+        }
+        let seconds = source.modified / 1_000_000_000, nanoseconds = source.modified % 1_000_000_000
+        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
+        _ = utimensat(AT_FDCWD, target, &times, 0)
+    }
+
     func remove(_ path: String) {
         unlink(output + "/" + path)
     }

@@ -2,43 +2,30 @@ import Foundation
 import ImgBakeTemplates
 
 /// Everything a build did, for its result, report and depfile.
-struct Outcome: Sendable {
-    var plan: BuildPlan
+struct BuildOutcome: Sendable {
     var inventory: SiteInventory
-    var pages: PagePartition
-    var survey: Survey
+    var triage: PageTriage
+    var ledger: SiteLedger
     var images: ResolvedSet
-    var findings: Findings
-    var site: SiteChanges
     /// From finishing: recording use, keeping the cache in budget.
-    var diagnostics: [Diagnostic]
+    var notes: [Diagnostic]
     var counters: FetchCounters
     /// Nil without a remote cache.
-    var remote: RemoteCounters? = nil
-
-    /// With the counters the build's services kept; a build let off has no survey, images or writes.
-    init(_ plan: BuildPlan, _ inventory: SiteInventory, _ pages: PagePartition, survey: Survey = Survey(),
-         images: ResolvedSet = ResolvedSet(), findings: Findings = Findings(), site: SiteChanges = SiteChanges(),
-         diagnostics: [Diagnostic], _ services: BuildServices) {
-        self.plan = plan
-        self.inventory = inventory
-        self.pages = pages
-        self.survey = survey
-        self.images = images
-        self.findings = findings
-        self.site = site
-        self.diagnostics = diagnostics
-        counters = services.downloader.stats
-        remote = services.remote?.stats
-    }
+    var remote: RemoteCounters?
 }
 
-extension Build {
+extension BuildRun {
     /// Records what the build used (for least-recently-used eviction), lets go of the cache, and keeps
     /// it under `cache.max_size` if no other build is using it now. What this build used is never
     /// evicted.
-    func finish(_ images: ResolvedSet, _ plan: BuildPlan, _ services: BuildServices) async -> [Diagnostic] {
-        await services.resolver.finish(images, now: now())
+    func finish(_ images: ResolvedSet) async -> [Diagnostic] {
+        var originals: [OriginalKey] = []
+        var variants: [VariantKey] = []
+        for case .resolved(let image, _) in images.results.values {
+            originals.append(image.key)
+            variants += image.variants.map(\.key)
+        }
+        await services.cache.touch(originals: originals, variants: variants, now: services.manager.now())
         await services.remote?.finishUploads()
         await services.sweep.value
         var notes: [Diagnostic] = services.remote?.diagnostics() ?? []
@@ -71,7 +58,7 @@ extension Build {
     /// The cache taken exclusively if no other build holds it, asking a few times over 100 ms: a flock
     /// stays held while any copy of its descriptor is open, and a process starting a child at that
     /// moment (a test runner, a build system running imgbake in-process) holds a copy until the child
-    /// execs, which made the just-released shared lock look taken (seen in CI under load).
+    /// execs, which made the just-released shared lock look taken.
     private func exclusiveLock(_ directory: String) async -> CacheLock? {
         for attempt in 0..<5 {
             if let lock = try? BuildServices.lockCache(directory, .exclusive, wait: false) { return lock }
@@ -81,19 +68,19 @@ extension Build {
     }
 
     /// The result of a build the site's seal let off: every page unchanged, nothing read or written.
-    func concludeUnchanged(_ inventory: SiteInventory, _ plan: BuildPlan, _ services: BuildServices) async throws(BuildError) -> BuildResult {
+    func concludeUnchanged(_ inventory: SiteInventory) async throws(BuildError) -> BuildResult {
         progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = inventory.pages.count }
-        var pages = PagePartition(previous: [:], unchanged: [], toRead: [])
-        pages.sealed = inventory.pages.count
-        let used = await finish(ResolvedSet(), plan, services)
-        return try await conclude(Outcome(plan, inventory, pages, diagnostics: used, services), services.transformer)
+        var triage = PageTriage(previous: [:], unchanged: [], toBuild: [])
+        triage.sealed = inventory.pages.count
+        let notes = await finish(ResolvedSet())
+        return try await conclude(BuildOutcome(inventory: inventory, triage: triage, ledger: SiteLedger(), images: ResolvedSet(),
+                                               notes: notes, counters: services.downloader.stats, remote: services.remote?.stats))
     }
 
     /// The result: counts, diagnostics in order, the exit status; the report and depfile written.
-    func conclude(_ outcome: Outcome, _ transformer: Transformer) async throws(BuildError) -> BuildResult {
-        let plan = outcome.plan, config = plan.configuration
-        var diagnostics = outcome.inventory.diagnostics + outcome.survey.diagnostics + outcome.site.diagnostics + outcome.diagnostics
-        diagnostics += outcome.findings.imageWarnings + outcome.images.notes
+    func conclude(_ outcome: BuildOutcome) async throws(BuildError) -> BuildResult {
+        let config = plan.configuration
+        var diagnostics = outcome.inventory.diagnostics + outcome.ledger.diagnostics + outcome.notes + outcome.images.notes
         let summary = summarize(outcome)
         // Each diagnostic once, however many paths of the build came upon it.
         var seen = Set<Diagnostic>()
@@ -104,7 +91,7 @@ extension Build {
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
         if plan.check {
-            result.remaining = outcome.findings.remaining.sorted(by: Diagnostic.byPlace)
+            result.remaining = outcome.ledger.remaining.sorted(by: Diagnostic.byPlace)
             if !result.remaining.isEmpty { result.exitCode = 1 }
             // A problem `--check` fails on is said once, as the error it is, not also as the warning.
             let failing = Set(result.remaining.map { [$0.message, $0.location?.description ?? ""] })
@@ -112,9 +99,9 @@ extension Build {
         }
         if config.strict && (summary.imagesFailed > 0 || diagnostics.contains { $0.keptReference != nil }) { result.exitCode = 1 }
         if config.requireAlt == .error, diagnostics.contains(where: { $0.message == HTMLScanner.missingAltMessage }) { result.exitCode = 1 }
-        result.diagnostics = result.diagnostics.map { settleSeverity($0, exitCode: result.exitCode, config) }
-        if config.reportPath != nil || config.wantsReport {
-            result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics, transformer: transformer)
+        result.diagnostics = result.diagnostics.map { settleSeverity($0, exitCode: result.exitCode) }
+        if plan.reports {
+            result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics)
         }
         if let path = config.reportPath, let report = result.report { try ReportFile.write(report, to: path) }
         if plan.writesSite, result.exitCode == 0, let target = config.depfilePath {
@@ -126,7 +113,8 @@ extension Build {
     /// An error is what fails the build, and nothing else is: a reference left as it is when `--strict`
     /// (or, not in the cache, `--frozen`) fails the build on it; an error-level diagnostic of a build
     /// that exits 0 is a warning.
-    private func settleSeverity(_ diagnostic: Diagnostic, exitCode: Int32, _ config: Configuration) -> Diagnostic {
+    private func settleSeverity(_ diagnostic: Diagnostic, exitCode: Int32) -> Diagnostic {
+        let config = plan.configuration
         var settled = diagnostic
         let failsBuild = switch diagnostic.keptReference {
         case nil: diagnostic.severity == .error
@@ -137,29 +125,30 @@ extension Build {
         return settled
     }
 
-    private func summarize(_ outcome: Outcome) -> BuildSummary {
+    private func summarize(_ outcome: BuildOutcome) -> BuildSummary {
         var summary = BuildSummary()
-        summary.pagesScanned = outcome.survey.pages.count
-        summary.pagesUnchanged = outcome.pages.unchangedCount
-        summary.nothingChanged = outcome.pages.sealed != nil
-        summary.pagesRestored = outcome.pages.restored.count
-        summary.references = outcome.survey.references
-        summary.referencesLocalised = outcome.site.referencesLocalised
-        summary.pagesWritten = outcome.site.pagesWritten
-        summary.filesWritten = outcome.site.filesWritten
+        summary.pagesScanned = outcome.ledger.pagesScanned
+        summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pagesUnchanged
+        summary.nothingChanged = outcome.triage.sealed != nil
+        summary.pagesRestored = outcome.triage.restored.count
+        summary.references = outcome.ledger.references
+        summary.referencesLocalised = outcome.ledger.referencesLocalised
+        summary.pagesWritten = outcome.ledger.pagesWritten
+        summary.filesWritten = outcome.ledger.filesWritten
         summary.count(outcome.images)
         summary.requests = outcome.counters.requests
         summary.notModified = outcome.counters.notModified
         summary.bytesDownloaded = outcome.counters.bytes
         summary.remote = outcome.remote
-        summary.shard = outcome.plan.configuration.shard
-        summary.seconds = (ContinuousClock.now - outcome.plan.started).seconds
+        summary.shard = plan.configuration.shard
+        summary.seconds = (ContinuousClock.now - plan.started).seconds
         return summary
     }
 
-    /// Everything the build read: what `make` must watch.
-    private func prerequisites(_ outcome: Outcome) -> [String] {
-        let config = outcome.plan.configuration
+    /// Everything the build read: what `make` must watch. The site's own images are site files, so
+    /// they are among them.
+    private func prerequisites(_ outcome: BuildOutcome) -> [String] {
+        let config = plan.configuration
         let inventory = outcome.inventory
         var prerequisites = inventory.folders.map { Depfile.join(config.site, $0) }
             + (inventory.pages + inventory.otherFiles).map { Depfile.join(config.site, $0) }
@@ -169,5 +158,25 @@ extension Build {
                 .filter { FileManager.default.fileExists(atPath: $0) }
         }
         return prerequisites
+    }
+
+    /// The report: the images and every reference, those of the pages read (with how their images
+    /// resolved) and those of the pages left unchanged.
+    private func makeReport(_ outcome: BuildOutcome, summary: BuildSummary, diagnostics: [Diagnostic]) async -> BuildReport {
+        let configuration = plan.configuration
+        var builder = outcome.ledger.report ?? ReportBuilder(configuration: configuration, check: plan.check)
+        builder.add(images: outcome.images, naming: OutputNaming(publicPath: configuration.output.publicPath))
+        for state in outcome.triage.unchanged { builder.add(unchanged: state) }
+        builder.finish(summary: summary, counters: outcome.counters, diagnostics: diagnostics)
+        if let path = configuration.reportPath, ReportFile.isHTML(path) {
+            // Thumbnails from the smallest file of each image that pages use (only those were written).
+            let folder = configuration.outputRoot + "/" + configuration.output.imagesDirectory + "/"
+            for index in builder.report.images.indices {
+                let files = builder.report.images[index].files.filter { $0.format != "svg" }.sorted { $0.bytes < $1.bytes }
+                guard let bytes = files.lazy.compactMap({ AtomicFile.read(folder + $0.name) }).first else { continue }
+                builder.report.images[index].thumbnail = await services.transformer.thumbnail(of: bytes, width: 160)
+            }
+        }
+        return builder.report
     }
 }

@@ -1,7 +1,5 @@
-import Foundation
-
 /// The stamps a seal is made of: every site file's (and, with `--out`, its copy's in the output) and
-/// the image files' the pages refer to.
+/// the image files' the pages use.
 struct SealStamps {
     /// Aligned with `inventory.pages + inventory.otherFiles`.
     var files: [SiteInventory.FileStamps]
@@ -22,7 +20,7 @@ struct SealStamps {
             withUnsafeBytes(of: (Int64(stamp?.size ?? -1), stamp?.modified ?? -1)) { bytes += $0 }
         }
         // Each part counted first, so that no two different listings can give the same bytes.
-        add("imgbake seal 1")
+        add("imgbake seal 2")
         add(plan.fingerprint)
         add(plan.inPlace ? "in place" : "out")
         add("\(inventory.folders.count) folders, \(inventory.linkedPages.count) links, \(files.count) files, \(names.count) images")
@@ -40,11 +38,11 @@ struct SealStamps {
         return BlobID(of: bytes).hex
     }
 
-    /// The stamps the build left, by its page states: each page as recorded (its copy in the output as
-    /// written, or as current as its source when mirrored), each other file's copy as current as its
-    /// source (`mirror` made it so), every image file there. Only other files and image files are
-    /// looked at: a file changed while the build ran differs from this on the next check, which then
-    /// finds nothing sealed. Nil when a page has no state or an image file is missing.
+    /// The stamps the build left, by its page states: each page's site file as recorded, its copy in
+    /// the output as written (or as current as its source when copied), each other file's copy as
+    /// current as its source (the mirror made it so), every image file there. Only other files and
+    /// image files are looked at: a file changed while the build ran differs from this on the next
+    /// check, which then finds nothing sealed. Nil when a page has no state or an image file is missing.
     static func left(by states: [PageState], _ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps? {
         // By index, not a copy of every state: a large site's states are a good part of the build's memory.
         let byPath = Dictionary(states.indices.map { (states[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -53,8 +51,7 @@ struct SealStamps {
         for path in inventory.pages {
             guard let index = byPath[path] else { return nil }
             let state = states[index]
-            let site = FileStamp(size: state.size, modified: state.modified)
-            files.append(SiteInventory.FileStamps(site: site, output: plan.inPlace ? nil : state.output ?? site))
+            files.append(SiteInventory.FileStamps(site: state.stamp, output: plan.inPlace ? nil : state.output ?? state.stamp))
         }
         let site = plan.configuration.site + "/"
         for path in inventory.otherFiles {
@@ -71,44 +68,47 @@ struct SealStamps {
     }
 }
 
-extension Build {
-    /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
-    /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds
-    /// still seal when they end settled: the next usual build is let off.)
-    func trustsSeal(_ plan: BuildPlan) -> Bool {
-        let config = plan.configuration
-        return usesSeal && plan.writesSite && config.fetch.policy != .refresh && config.reportPath == nil && !config.wantsReport
-    }
-
+extension BuildRun {
     /// True when nothing changed since the last build sealed the site: every file of the site and the
     /// output has the stamp it had then, the page states and placed files are as it recorded them (the
-    /// index's triggers remove the seal otherwise), and every image the pages use is still cached and
-    /// fresh. A build would then find every page unchanged.
-    func holds(_ seal: SiteSeal?, _ inventory: SiteInventory, _ plan: BuildPlan, _ cache: ImageCache) async -> Bool {
-        guard let seal, trustsSeal(plan), !inventory.diagnostics.hasWarnings else { return false }
+    /// index's triggers remove the seal otherwise), and every image the pages use still has the
+    /// original it had, fresh. A build would then find every page unchanged.
+    func holds(_ seal: SiteSeal?, _ inventory: SiteInventory) async -> Bool {
+        guard let seal, plan.trustsSeal, !inventory.diagnostics.hasWarnings else { return false }
         let stamps = SealStamps.take(inventory, images: seal.images, plan)
         guard stamps.digest(inventory, images: seal.images, plan) == seal.digest else { return false }
-        return await staleKeys(Set(seal.keys), plan: plan, cache: cache).isEmpty
+        guard let sources = UInt64(seal.sources, radix: 16) else { return false }
+        return await SourceCheck.of(Set(seal.keys), self).holds(seal.keys, SourceDigest(value: sources))
     }
 
     /// After recording a build that wrote the site: its seal, when every page is settled (read or left
     /// alone, complete, with every image localised and known), every page state recorded, and nothing
     /// about the pages was worth a warning (a build let off would not repeat it).
-    func sealIfSettled(_ site: SiteChanges, _ survey: Survey, _ findings: Findings, _ images: ResolvedSet, _ inventory: SiteInventory,
-                       _ plan: BuildPlan, _ cache: ImageCache) async {
-        let diagnostics = inventory.diagnostics + survey.diagnostics + site.diagnostics + findings.imageWarnings + images.notes
-        guard cache.unstored == nil, site.states.count == inventory.pages.count, !diagnostics.hasWarnings,
-              site.states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
-        var names = Set<String>(), keys = Set<String>()
-        for state in site.states {
+    func sealIfSettled(_ ledger: SiteLedger, _ inventory: SiteInventory) async {
+        let states = ledger.states
+        guard services.cache.unstored == nil, states.count == inventory.pages.count,
+              !(inventory.diagnostics + ledger.diagnostics).hasWarnings,
+              states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
+        var names = Set<String>(), keys = Set<OriginalKey>()
+        for state in states {
             names.formUnion(state.images)
             keys.formUnion(state.keys)
         }
-        let sortedNames = names.sorted()
-        guard let stamps = SealStamps.left(by: site.states, inventory, images: sortedNames, plan),
-              await cache.pageStateCount(root: plan.stateRoot) == site.states.count else { return }
-        await cache.putSeal(SiteSeal(digest: stamps.digest(inventory, images: sortedNames, plan), keys: keys.sorted(), images: sortedNames),
-                            root: plan.stateRoot)
+        let sortedNames = names.sorted(), sortedKeys = keys.sorted()
+        guard let stamps = SealStamps.left(by: states, inventory, images: sortedNames, plan),
+              await store.pageStateCount() == states.count else { return }
+        // The originals as every page was built from them, each still fresh: a key whose original is
+        // stale, or changed since a page was built (by another build sharing the cache), leaves nothing
+        // sealed.
+        let check = await SourceCheck.of(keys, self)
+        guard states.allSatisfy({ check.holds($0.keys, $0.sources) }) else { return }
+        var sources = SourceDigest()
+        for key in sortedKeys {
+            guard let term = check.term(key) else { return }
+            sources.add(term)
+        }
+        await store.putSeal(SiteSeal(digest: stamps.digest(inventory, images: sortedNames, plan), keys: sortedKeys,
+                                     sources: String(sources.value, radix: 16), images: sortedNames))
     }
 }
 

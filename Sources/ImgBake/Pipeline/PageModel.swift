@@ -1,0 +1,148 @@
+/// Everything one page refers to, from its one scan: the images it localises (each with its kind,
+/// place, byte range and the variants it asks for), the files of the images folder it already names
+/// (as a reference of any kind, or mentioned anywhere in its bytes), and why its references stay as
+/// they are when they do.
+///
+/// Every consumer derives from this value alone: the rewrite, which images load first (`priority`,
+/// chosen once), the files in use (`uses`: the clean-up, `--check`, healing, the seal), the report,
+/// and the page's recorded state. Adding a kind of reference means a scanner that yields it; nothing
+/// downstream counts kinds.
+struct PageModel: Sendable {
+    /// The scan, with the bytes it was made from.
+    var scan: PageScan
+    /// What each reference asks for, aligned with `scan.references`; nil when the page is left alone.
+    var requests: [VariantRequest]?
+    /// Why the page's references stay as they are.
+    var leftAlone: String?
+    /// The scan's, and bad per-element overrides.
+    var diagnostics: [Diagnostic]
+    /// Files of the images folder named in the bytes under the public path wherever they are (a code
+    /// block, a comment, a script), with the offset of the first mention: they stay in use too.
+    var mentions: [String: Int]
+
+    var path: String { scan.file.path }
+
+    /// What making a model of a page needs to know of the build's settings.
+    struct Settings: Sendable {
+        /// With a CDN `public_path`, references to what imgbake itself wrote look remote: they start with this.
+        var ownOutputPrefix: String?
+        /// Every way a page can write the start of a reference to an output (`ScanSettings.ownPrefixes`).
+        var publicPaths: [String]
+        /// What a reference asks for unless its element says otherwise.
+        var defaultRequest: VariantRequest
+    }
+
+    /// Which references to localise: all of them, but none on a page whose remote `<base href>` would
+    /// make a local path wrong; each with its element's variant overrides, or the configured ones.
+    /// References to imgbake's own outputs under a CDN `public_path` are taken out.
+    init(_ scanned: PageScan, settings: Settings) {
+        scan = scanned
+        if let own = settings.ownOutputPrefix { scan.references.removeAll { $0.source.remoteURL?.string.hasPrefix(own) == true } }
+        diagnostics = scan.diagnostics
+        mentions = OwnImageReferences.mentions(in: scan.file.bytes, publicPaths: settings.publicPaths)
+        if let base = scan.remoteBase, !scan.references.isEmpty, settings.ownOutputPrefix == nil {
+            let why = "page has a remote <base href> (\(base.url)); its \(scan.references.count) image references are left as they are, because a local path would resolve against that base too (set public_path to an absolute URL to localise them)"
+            diagnostics.append(Diagnostic(.warning, why, at: base.location))
+            leftAlone = "remote <base href>"
+            requests = nil
+            return
+        }
+        let defaultRequest = settings.defaultRequest
+        var problems: [Diagnostic] = []
+        requests = scan.references.map { reference -> VariantRequest in
+            switch reference.request(over: defaultRequest) {
+            case .success(let request): return request
+            case .failure(let problem):
+                problems.append(Diagnostic(.warning, problem.description, at: reference.location))
+                return defaultRequest
+            }
+        }
+        diagnostics += problems
+    }
+
+    /// Each image the page localises once, with the union of what its references ask for.
+    var demand: [(ImageSource, VariantRequest)] {
+        guard let requests else { return [] }
+        var merged: [ImageSource: VariantRequest] = [:]
+        var order: [ImageSource] = []
+        for (reference, request) in zip(scan.references, requests) {
+            if let known = merged[reference.source] { merged[reference.source] = known.union(request) } else {
+                merged[reference.source] = request
+                order.append(reference.source)
+            }
+        }
+        return order.map { ($0, merged[$0]!) }
+    }
+
+    /// Which of the page's images load first, and its likely LCP image: chosen once, here. An image's
+    /// width is the widest file this page would use; without images (`imgbake scan`) one of unknown
+    /// size counts as large.
+    func priority(output: OutputSettings, plan: VariantPlan, images: PageImages?) -> LoadingPriority {
+        LoadingPriority.of(scan.references, requests: requests, output: output, plan: plan, images: images.map { $0.image(for:) })
+    }
+
+    /// The files of the images folder the page uses once written: every reference to one in the
+    /// source (of any kind, however written), every mention of one in the bytes as written, and every
+    /// file the rewrite put in. The one definition of "in use": what the clean-up keeps, what `--check`
+    /// proves exists, what healing writes again, what the seal checks. Each with where the page first
+    /// names it (the rewrite's own files at the page's start).
+    func uses(_ rewrite: PageRewrite?, publicPaths: [String]) -> [OutputUse] {
+        var first: [String: SourceLocation] = [:]
+        for use in scan.outputs where first[use.name].map({ use.location < $0 }) ?? true { first[use.name] = use.location }
+        // Where the source mentions a name: the rewrite splices references only, so a mention that is
+        // still in the page is where it was in the source; a file the rewrite put in, at the start.
+        let start = SourceLocation(file: path, line: 1, column: 1)
+        func location(_ name: String) -> SourceLocation {
+            first[name] ?? mentions[name].map(scan.file.location(ofByte:)) ?? start
+        }
+        let mentioned = rewrite?.bytes.map { OwnImageReferences.mentions(in: $0, publicPaths: publicPaths) } ?? mentions
+        var uses = first
+        for name in mentioned.keys where uses[name] == nil { uses[name] = location(name) }
+        for output in rewrite?.outputs ?? [] where uses[output.fileName] == nil { uses[output.fileName] = start }
+        return uses.map { OutputUse(name: $0.key, location: $0.value) }.sorted { ($0.location, $0.name) < ($1.location, $1.name) }
+    }
+
+    /// The references as reports and page states keep them.
+    var recordedReferences: RecordedReferences {
+        RecordedReferences(scan.references.map {
+            RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description)
+        })
+    }
+}
+
+/// How the images a page asked for resolved: what its rewrite, its warnings and its state read.
+struct PageImages: Sendable {
+    var resolutions: [ImageSource: Resolution] = [:]
+    /// The key of each image the page asked for.
+    var keys: [ImageSource: OriginalKey] = [:]
+
+    func image(for source: ImageSource) -> ResolvedImage? {
+        guard case .resolved(let image, _)? = resolutions[source] else { return nil }
+        return image
+    }
+
+    func failure(for source: ImageSource) -> ImageFailure? {
+        guard case .failed(let failure)? = resolutions[source] else { return nil }
+        return failure
+    }
+
+    /// Every reference resolved.
+    func resolvesAll(_ model: PageModel) -> Bool { model.scan.references.allSatisfy { image(for: $0.source) != nil } }
+
+    /// The originals the page was built from, fingerprinted.
+    var sources: SourceDigest {
+        var pairs: [OriginalKey: BlobID] = [:]
+        for case .resolved(let image, _) in resolutions.values { pairs[image.key] = image.originalBlob }
+        return SourceDigest.of(pairs.map { ($0.key, $0.value) })
+    }
+
+    /// A warning at every reference of an image that failed.
+    func failureWarnings(_ model: PageModel) -> [Diagnostic] {
+        model.scan.references.compactMap { reference in
+            failure(for: reference.source).map {
+                Diagnostic(.warning, "\(reference.source): \($0.reason)", at: reference.location,
+                           kept: $0.kind == .offlineMiss ? .notInCache : .imageFailed)
+            }
+        }
+    }
+}

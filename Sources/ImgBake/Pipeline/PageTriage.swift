@@ -1,0 +1,189 @@
+/// Where a page to build is read from.
+enum PageSource: Sendable, Equatable {
+    /// The site file.
+    case siteFile
+    /// In place, the site file is imgbake's rewrite of the source the cache kept: the page is built
+    /// again from that source (the site file no longer holds the original references).
+    case kept(BlobID)
+}
+
+/// A page the stream builds.
+struct PageToBuild: Sendable {
+    var path: String
+    var previous: PageState?
+    var source: PageSource
+    /// The site file's stamp when the site was walked.
+    var stamp: FileStamp?
+    /// In place, a page reached through a symbolic link is read (what it uses counts) but never
+    /// written: writing it would replace the link with a file, and the page it points at is in the site
+    /// and built where it is.
+    var writable = true
+    /// Everything of its last build holds but the site file's stamp: unchanged if its bytes are (a
+    /// generator that writes every file each time, or `touch`).
+    var touched = false
+}
+
+/// Which pages a build reads, and which it leaves alone.
+struct PageTriage: Sendable {
+    /// What the last build of this site and output knew, by page.
+    var previous: [String: PageState]
+    /// Pages left alone: unchanged, built with the same settings, complete, outputs present, every
+    /// source (the page's, its images') as it was. After `restoreLost`, also those whose outputs were
+    /// written again from the cache.
+    var unchanged: [PageState]
+    /// With `--out`: pages that would be unchanged but for their outputs being gone (a wiped `--out`, a
+    /// fresh CI checkout with the cache restored): written again from the cache by `restoreLost`.
+    var lost: [PageState] = []
+    var toBuild: [PageToBuild]
+    /// Of `unchanged`: the pages `restoreLost` wrote again, and the files it placed.
+    var restored: Set<String> = []
+    var restoration = ImageFilesWritten()
+    /// When the site's seal held: every page, left alone without even reading its state.
+    var sealed: Int? = nil
+
+    var unchangedCount: Int { unchanged.count + (sealed ?? 0) }
+}
+
+extension BuildRun {
+    /// Every page and other file of the site, outside the images folder and the output.
+    func takeInventory() -> SiteInventory {
+        let config = plan.configuration
+        var skipped = [plan.imagesFolder]
+        if let out = config.outputDirectory { skipped.append(out) }
+        return SiteInventory.walk(config.site, skipping: skipped, excluded: config.exclude, output: plan.inPlace ? nil : config.outputRoot)
+    }
+
+    /// Which pages to build: those whose last build no longer holds (a new or changed page, other
+    /// settings, a reference that failed, an output gone, an image whose original changed or went
+    /// stale), and where each is read from.
+    func triage(_ inventory: SiteInventory, previous: [String: PageState]) async -> PageTriage {
+        let pages = zip(inventory.pages, inventory.stamps).map { (path: $0, stamps: $1) }
+        // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
+        let verdicts = pages.mapOnEveryCore(slice: 256) { slice in
+            var seen: [String: Bool] = [:]
+            return slice.map { page in verdict(page.path, page.stamps, previous[page.path], seen: &seen) }
+        }
+        var triage = PageTriage(previous: previous, unchanged: [], toBuild: [])
+        var candidates: [Candidate] = []
+        for (verdict, page) in zip(verdicts, pages) {
+            switch verdict {
+            case .build(let source):
+                triage.toBuild.append(PageToBuild(path: page.path, previous: previous[page.path], source: source, stamp: page.stamps.site,
+                                                  writable: !(plan.inPlace && inventory.linkedPages.contains(page.path))))
+            case .unchanged(let state), .lost(let state), .touched(let state): candidates.append(Candidate(state, verdict, page.stamps.site))
+            }
+        }
+        await checkSources(of: candidates, into: &triage)
+        triage.toBuild.sort { $0.path < $1.path }
+        progress.update { $0.pagesTotal = inventory.pages.count; $0.pagesUnchanged = triage.unchanged.count }
+        return triage
+    }
+
+    /// A page whose last build holds by its state, stamp and outputs, before its images are checked.
+    private struct Candidate {
+        var state: PageState
+        var verdict: Verdict
+        var stamp: FileStamp?
+        init(_ state: PageState, _ verdict: Verdict, _ stamp: FileStamp?) { (self.state, self.verdict, self.stamp) = (state, verdict, stamp) }
+    }
+
+    /// Pages whose images changed or went stale are built again: their originals are revalidated and
+    /// the pages rewritten with what comes back.
+    private func checkSources(of candidates: [Candidate], into triage: inout PageTriage) async {
+        let sources = await SourceCheck.of(Set(candidates.flatMap(\.state.keys)), self)
+        for candidate in candidates {
+            let state = candidate.state, holds = sources.holds(state.keys, state.sources)
+            switch candidate.verdict {
+            case .unchanged where holds: triage.unchanged.append(state)
+            case .lost where holds: triage.lost.append(state)
+            case .touched:
+                triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: .siteFile, stamp: candidate.stamp, touched: holds))
+            default:
+                triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: source(of: state), stamp: state.stamp))
+            }
+        }
+    }
+
+    private enum Verdict {
+        case build(PageSource)
+        /// Unchanged, with its outputs in place (its images' sources still to be checked).
+        case unchanged(PageState)
+        /// Unchanged, but its page or image files are gone from the output.
+        case lost(PageState)
+        /// Unchanged but for the site file's stamp: read, and left alone if its bytes are the same.
+        case touched(PageState)
+    }
+
+    /// Whether the page's last build still holds, by its state, its file's stamp and its outputs.
+    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, seen: inout [String: Bool]) -> Verdict {
+        guard let state = previous, let stamp = stamps.site else { return .build(.siteFile) }
+        // A site file other than the build left it is read: a new source, or the same bytes touched.
+        let touched = stamp != state.stamp
+        guard !plan.readsEveryPage, state.fingerprint == plan.fingerprint, state.complete else { return .build(touched ? .siteFile : source(of: state)) }
+        let imagesFolder = plan.imagesFolder + "/"
+        let outputsThere = state.images.allSatisfy { name in
+            if let known = seen[name] { return known }
+            let found = FileStamp.of(imagesFolder + name) != nil
+            seen[name] = found
+            return found
+        }
+        // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
+        // the mirror places whether or not it is there.
+        guard !plan.inPlace, let written = state.output else {
+            return !outputsThere ? .build(touched ? .siteFile : source(of: state)) : touched ? .touched(state) : .unchanged(state)
+        }
+        if outputsThere && stamps.output == written { return touched ? .touched(state) : .unchanged(state) }
+        if touched { return .build(.siteFile) }
+        // Restored only when the output page is as written or gone: one that is there but different
+        // may be newer than this state (a build that wrote it and was killed before recording it).
+        return plan.restoresLostOutputs && state.kept != nil && (stamps.output == written || stamps.output == nil) ? .lost(state) : .build(.siteFile)
+    }
+
+    /// In place, a page whose site file is the rewrite the last build left is built from the source the
+    /// cache kept; otherwise from the site file. `--check` looks at the site as it is.
+    private func source(of state: PageState) -> PageSource {
+        guard plan.inPlace, !plan.check, state.isRewrittenInPlace, let kept = state.kept else { return .siteFile }
+        return .kept(kept)
+    }
+}
+
+/// Whether the images pages were built from are still what they were: each key's original is the one
+/// it was (by the hash of its bytes) and is fresh (a remote one within its max-age or TTL, a local one
+/// with the stamp it was read with). One check for the triage of pages and for the seal.
+struct SourceCheck: Sendable {
+    /// The digest term of each key whose original is fresh; a key missing here is stale or gone.
+    private var terms: [OriginalKey: UInt64] = [:]
+
+    static func of(_ keys: Set<OriginalKey>, _ run: BuildRun) async -> SourceCheck {
+        guard !keys.isEmpty else { return SourceCheck() }
+        let config = run.plan.configuration
+        let moment = run.services.manager.now()
+        let records = (try? await run.services.cache.originals(keys)) ?? [:]
+        var check = SourceCheck()
+        for key in keys {
+            guard let record = records[key] else { continue }
+            let fresh: Bool
+            if let path = key.sitePath {
+                // A local image is as fresh as its file: changed since it was read, its pages are built again.
+                fresh = FileStamp.of(config.site + "/" + path).map(LocalFiles.validator) == record.validators.etag
+            } else {
+                fresh = config.fetch.isOffline || Freshness.isFresh(record, now: moment, defaultTTL: config.fetch.ttl)
+            }
+            if fresh { check.terms[key] = SourceDigest.term(key, record.blob) }
+        }
+        return check
+    }
+
+    /// The digest term of `key`, nil when its original is stale or gone.
+    func term(_ key: OriginalKey) -> UInt64? { terms[key] }
+
+    /// Every key fresh, and with the originals `digest` was made of.
+    func holds(_ keys: [OriginalKey], _ digest: SourceDigest) -> Bool {
+        var current = SourceDigest()
+        for key in keys {
+            guard let term = terms[key] else { return false }
+            current.add(term)
+        }
+        return current == digest
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What writing image files did.
+struct ImageFilesWritten: Sendable {
+    var written = 0
+    /// Images whose blob was missing or damaged: their variants must be made again.
+    var corrupt: Set<OriginalKey> = []
+    var notes: [String] = []
+    /// Files written now (imgbake placed them: they may be removed when nothing uses them).
+    var placed: Set<String> = []
+    /// Of `placed`, files pages already named that were missing, written again.
+    var again = 0
+
+    mutating func add(_ other: ImageFilesWritten) {
+        written += other.written
+        corrupt.formUnion(other.corrupt)
+        notes += other.notes
+        placed.formUnion(other.placed)
+        again += other.again
+    }
+}
+
+/// Writes the image files pages refer to into the images folder, from verified cache blobs, each once
+/// per build however many pages use it. A file already there under its content-hashed name and size is
+/// left alone (same name, same bytes). Pages ask for their files as they are rewritten, and a page is
+/// written only once its files are there.
+actor ImageFiles {
+    private let cache: ImageCache
+    private let directory: String
+    private var prepared = false
+    private var files: [String: Task<Outcome, Never>] = [:]
+
+    private enum Outcome: Sendable {
+        case there
+        case written
+        case damaged(OriginalKey, String)
+        case failed(String)
+    }
+
+    init(cache: ImageCache, directory: String) {
+        self.cache = cache
+        self.directory = directory
+    }
+
+    /// Writes `outputs` (those not written this build yet), and says what happened to them.
+    func write(_ outputs: some Collection<OutputImage>) async throws(BuildError) -> ImageFilesWritten {
+        guard !outputs.isEmpty else { return ImageFilesWritten() }
+        if !prepared {
+            do { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(error) }
+            StaleTemporaries.remove(in: directory)
+            prepared = true
+        }
+        var result = ImageFilesWritten()
+        var asked: [(OutputImage, Task<Outcome, Never>, fresh: Bool)] = []
+        for output in outputs.sorted(by: { $0.fileName < $1.fileName }) {
+            if let task = files[output.fileName] {
+                asked.append((output, task, false))
+                continue
+            }
+            let cache = self.cache, target = directory + "/" + output.fileName
+            let task = Task<Outcome, Never> {
+                // Same name, same size: the same bytes (the name holds their hash).
+                if AtomicFile.size(of: target) == output.bytes { return .there }
+                switch await cache.copyBlob(output.blob, to: target) {
+                case .written: return .written
+                case .damaged(let why): return .damaged(output.key, why)
+                case .failed(let message): return .failed(message)
+                }
+            }
+            files[output.fileName] = task
+            asked.append((output, task, true))
+        }
+        // The first failed file by name: the next build on the same full disk names the same file.
+        var failure: String?
+        for (output, task, fresh) in asked {
+            switch await task.value {
+            case .there: break
+            case .written:
+                if fresh {
+                    result.written += 1
+                    result.placed.insert(output.fileName)
+                }
+            case .damaged(let key, let why):
+                result.corrupt.insert(key)
+                if fresh { result.notes.append("cache: \(why) for \(output.fileName); made again") }
+                // Made again from the image resolved anew: the next page asking writes it.
+                if files[output.fileName] == task { files[output.fileName] = nil }
+            case .failed(let message):
+                failure = failure ?? message
+            }
+        }
+        if let failure { throw BuildError(.failed, failure) }
+        return result
+    }
+}

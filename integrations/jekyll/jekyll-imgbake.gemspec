@@ -1,0 +1,15 @@
+# The Jekyll plugin: `gem build jekyll-imgbake.gemspec`, then `gem install jekyll-imgbake-*.gem`, then
+# `plugins: [jekyll-imgbake]` in _config.yml. The imgbake binary itself is installed apart.
+Gem::Specification.new do |spec|
+  spec.name = "jekyll-imgbake"
+  spec.version = "0.1.0"
+  spec.summary = "imgbake inside Jekyll: every image of the built site localised and responsive, in builds and jekyll serve"
+  spec.authors = ["the imgbake authors"]
+  spec.license = "MIT"
+  spec.homepage = "https://github.com/imgbake/imgbake"
+  spec.files = ["lib/jekyll-imgbake.rb", "lib/jekyll/imgbake.rb", "README.md"]
+  spec.required_ruby_version = ">= 2.7"
+  # No dependency on the jekyll gem: the plugin runs inside whichever Jekyll loads it, and Debian's
+  # jekyll is not a gem rubygems can resolve against (a dependency would make `gem install` fetch a
+  # second Jekyll). Jekyll 3.8 or later (the hook priorities).
+end
