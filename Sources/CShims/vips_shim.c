@@ -68,40 +68,36 @@ int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int al
                                  "option_string", options, NULL);
 }
 
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out) {
-    VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
-    int result = -1;
-    t[0] = vips_image_new_from_buffer(buf, len, "", "access", upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
-                                      "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    if (!t[0]) goto done;
-    if (upright) {
-        g_object_ref(t[0]);
-        t[1] = t[0];
-    } else if (vips_autorot(t[0], &t[1], NULL)) goto done;
-    if (colour_manage) {
-        if (vips_icc_transform(t[1], &t[2], "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL)) goto done;
-    } else {
-        g_object_ref(t[1]);
-        t[2] = t[1];
-    }
-    g_object_ref(t[2]);
-    *out = t[2];
-    result = 0;
-done:
-    g_object_unref(context);
-    return result;
+int imgbake_vips_load(const void *buf, size_t len, int shrink, VipsImage **out) {
+    const char *loader = shrink > 1 ? vips_foreign_find_load_buffer(buf, len) : NULL;
+    if (loader && vips_isprefix("VipsForeignLoadJpeg", loader))
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR,
+                                          "shrink", shrink, NULL);
+    else if (loader && vips_isprefix("VipsForeignLoadWebp", loader))
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR,
+                                          "scale", 1.0 / shrink, NULL);
+    else
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return *out ? 0 : -1;
 }
 
-int imgbake_vips_resize_exact(VipsImage *in, int width, VipsImage **out) {
-    double scale = (double) width / in->Xsize;
-    if (!vips_image_hasalpha(in))
-        return vips_resize(in, out, scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+int imgbake_vips_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, NULL);
+}
+
+int imgbake_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out) {
+    double scale = (double) width / in->Xsize, vscale = (double) height / in->Ysize;
+    if (!premultiply || !vips_image_hasalpha(in))
+        return vips_resize(in, out, scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
     VipsImage *context = vips_image_new();
     VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
     int result = -1;
     if (vips_premultiply(in, &t[0], NULL) ||
-        vips_resize(t[0], &t[1], scale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
+        vips_resize(t[0], &t[1], scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
         vips_unpremultiply(t[1], &t[2], NULL) ||
         vips_round(t[2], &t[3], VIPS_OPERATION_ROUND_RINT, NULL) ||
         vips_cast(t[3], &t[4], in->BandFmt, NULL) ||
@@ -189,27 +185,39 @@ int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, voi
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
 }
 
-int imgbake_vips_luma(VipsImage *in, VipsImage **out) {
-    VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
-    int result = -1;
-    VipsImage *flat = in;
-    if (vips_image_hasalpha(in)) {
-        double white[3] = {255, 255, 255};
-        VipsArrayDouble *background = vips_array_double_new(white, in->Bands - 1);
-        int failed = vips_flatten(in, &t[0], "background", background, NULL);
-        vips_area_unref(VIPS_AREA(background));
-        if (failed) goto done;
-        flat = t[0];
+int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height) {
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 1 || in->Bands > 4) {
+        vips_error("imgbake", "luma of a %d-band image of format %d", in->Bands, in->BandFmt);
+        return -1;
     }
-    if (flat->Bands >= 3) {
-        t[1] = vips_image_new_matrixv(3, 1, 0.299, 0.587, 0.114);
-        if (vips_recomb(flat, &t[2], t[1], NULL)) goto done;
-    } else if (vips_extract_band(flat, &t[2], 0, NULL)) goto done;
-    if (vips_round(t[2], &t[3], VIPS_OPERATION_ROUND_RINT, NULL) || vips_cast_uchar(t[3], out, NULL)) goto done;
-    result = 0;
-done:
-    g_object_unref(context);
+    size_t size = 0;
+    unsigned char *pixels = vips_image_write_to_memory(in, &size);
+    if (!pixels) return -1;
+    int bands = in->Bands, alpha = bands == 2 || bands == 4;
+    size_t count = (size_t) in->Xsize * in->Ysize;
+    unsigned char *plane = g_malloc(count ? count : 1);
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *p = pixels + i * bands;
+        double y = bands >= 3 ? 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2] : p[0];
+        // Flattened onto white: what a page without a background shows under transparency.
+        if (alpha) {
+            double a = p[bands - 1] / 255.0;
+            y = y * a + 255.0 * (1.0 - a);
+        }
+        plane[i] = (unsigned char) VIPS_CLIP(0, VIPS_RINT(y), 255);
+    }
+    g_free(pixels);
+    *out = plane;
+    *width = in->Xsize;
+    *height = in->Ysize;
+    return 0;
+}
+
+int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height) {
+    VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image) return -1;
+    int result = imgbake_vips_luma_plane(image, out, width, height);
+    g_object_unref(image);
     return result;
 }
 

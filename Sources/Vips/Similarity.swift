@@ -24,14 +24,29 @@ public struct LumaPlane: Sendable, Equatable {
     }
 }
 
+extension LumaPlane {
+    /// The luma of an encoded image (a quality search's try), decoded.
+    public init(decoding buffer: ImageBuffer) throws(VipsError) {
+        try VipsRuntime.start()
+        var plane: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        guard imgbake_vips_decode_luma_plane(buffer.baseAddress, buffer.count, &plane, &width, &height) == 0, let plane
+        else { throw VipsError.drain("cannot take the luma of an image", source: buffer) }
+        defer { g_free(plane) }
+        self.init(samples: Array(UnsafeBufferPointer(start: plane, count: Int(width) * Int(height))), width: Int(width), height: Int(height))
+    }
+}
+
 extension VipsImage {
-    /// The luma plane (Rec. 601 weights; alpha flattened onto white, as a page without a background
-    /// shows the image). For 8-bit sRGB or grey images.
+    /// The luma plane (Rec. 601 weights, rounded; alpha flattened onto white, as a page without a
+    /// background shows the image). For 8-bit sRGB or grey images.
     public func luma() throws(VipsError) -> LumaPlane {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard imgbake_vips_luma(pointer, &out) == 0, let out else { throw VipsError.drain("cannot take the luma of an image") }
-        let plane = VipsImage(taking: out, source: nil)
-        return LumaPlane(samples: try plane.pixels(), width: plane.width, height: plane.height)
+        var plane: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        guard imgbake_vips_luma_plane(pointer, &plane, &width, &height) == 0, let plane
+        else { throw VipsError.drain("cannot take the luma of an image") }
+        defer { g_free(plane) }
+        return LumaPlane(samples: Array(UnsafeBufferPointer(start: plane, count: Int(width) * Int(height))), width: Int(width), height: Int(height))
     }
 
     /// A sample of the picture to try an encoder on: `across` × `down` square tiles of `tile` pixels, one

@@ -118,4 +118,31 @@ import ImgBakeTestSupport
             "webp@480:false", "webp@960:true", "jpeg@480:false", "avif@960:false",
         ])
     }
+
+    /// Formats compare at equal quality: every lossy file is searched to one target, so of two that
+    /// reach it the smaller is offered; one that stopped at its ceiling below the target is only as
+    /// good as its score. AVIF is judged against the WebP kept beside it too.
+    @Test func theDropRuleComparesAtEqualQuality() throws {
+        let auto = AutoQuality.defaults(for: .webp)
+        func encoded(_ format: ImageFormat, _ width: Int, _ bytes: Int, q: Int, ssim: Int) throws -> EncodedVariant {
+            var spec = VariantSpec(width: width, format: format, quality: 0, effort: 2, animated: false, keepMetadata: [])
+            spec.auto = AutoQuality(ssim: auto.ssim, floor: 1, ceiling: 100)
+            return EncodedVariant(spec: spec, bytes: [UInt8](repeating: 0, count: bytes), width: width, height: 10,
+                                  made: .quality(q, score: try #require(SSIMScore(tenThousandths: ssim))))
+        }
+        let target = auto.ssim
+        let kept = ImageManager.keepingOnlyWorthwhile([
+            // 480: the JPEG stopped at its ceiling below the target; the WebP reached it: offered though larger.
+            try encoded(.jpeg, 480, 800, q: 92, ssim: target - 80), try encoded(.webp, 480, 900, q: 90, ssim: target + 10),
+            // 960: both reach it, the WebP is larger: dropped; the AVIF is smaller than the JPEG: offered.
+            try encoded(.jpeg, 960, 1000, q: 60, ssim: target + 5), try encoded(.webp, 960, 1100, q: 70, ssim: target + 40),
+            try encoded(.avif, 960, 900, q: 40, ssim: target + 1),
+            // 1320: the AVIF is smaller than the JPEG but not than the WebP kept beside it: dropped.
+            try encoded(.jpeg, 1320, 3000, q: 50, ssim: target), try encoded(.webp, 1320, 2000, q: 60, ssim: target + 2),
+            try encoded(.avif, 1320, 2100, q: 30, ssim: target + 3),
+            // 1920: neither WebP nor JPEG reached the target; the WebP scores higher: offered though larger.
+            try encoded(.jpeg, 1920, 4000, q: 92, ssim: target - 300), try encoded(.webp, 1920, 4100, q: 90, ssim: target - 100),
+        ], besides: [], fallback: .jpeg)
+        #expect(kept.filter(\.dropped).map { "\($0.0.spec.format.rawValue)@\($0.0.width)" } == ["webp@960", "avif@1320"])
+    }
 }

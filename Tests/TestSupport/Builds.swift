@@ -25,8 +25,8 @@ package struct TestSite {
         // Test images are small: written into the page they would leave no file to check
         // (LoadingPriorityTests check that).
         config.output.inlineBytes = 0
-        // A fixed WebP quality: choosing one per image costs a few encodes of each variant, and most
-        // tests are about something else (QualitySearchTests, QualityBuildTests choose).
+        // Fixed qualities: choosing one per image costs a few encodes of each variant, and most tests
+        // are about something else (QualitySearchTests, QualityBuildTests choose).
         config.images.quality = .fixedForTests
         return config
     }
@@ -156,7 +156,7 @@ package func validateReport(_ json: Data, in folder: TemporaryFolder) async thro
 extension TestSite {
     /// `imgbake.toml` lines for a child process: the fixed qualities `configuration` gives in-process
     /// builds (tests that count or compare the files made are not about which quality each gets).
-    package static let fixedQualityTOML = "[images]\nquality = { webp = 80 }\n"
+    package static let fixedQualityTOML = "[images]\nquality = { webp = 80, jpeg = 80, avif = 50 }\n"
     /// One width at a fixed quality: for suites whose property does not depend on how many variants an
     /// image has (what a kill interrupts, what overlaps), where encoding every default width was most
     /// of their time.
@@ -173,6 +173,8 @@ extension ImageSettings.Quality {
     package static var fixedForTests: Self {
         var quality = Self()
         quality.webp = 80
+        quality.jpeg = 80
+        quality.avif = 50
         return quality
     }
 }

@@ -163,7 +163,7 @@ import ImgBakeTestSupport
         [images]
         widths        = [480, 960, 1320, 1920]    # capped at the source width, never upscaled
         formats       = ["webp", "original"]      # best first; "avif" is opt-in
-        quality       = { webp = "auto", avif = 50, jpeg = 80 }
+        quality       = "auto"                    # every lossy format chosen per image, to one target
         keep_metadata = []                        # e.g. ["copyright", "artist"]; GPS is never kept
         max_pixels    = 100_000_000
         placeholder   = "none"                    # none | color | lqip | blurhash
@@ -266,9 +266,9 @@ import ImgBakeTestSupport
         // Keys written before automatic qualities keep their meaning.
         var config = try load("[images]\nquality = { webp = 75, avif = 45, jpeg = 70 }\n")
         #expect(config.images.quality.webp == 75 && config.images.quality.avif == 45 && config.images.quality.jpeg == 70)
-        // The default: WebP chosen per image, the others fixed.
+        // The default: every lossy format chosen per image, each with its own floor and ceiling.
         config = try load("[images]\nwidths = [480]\n")
-        #expect(config.images.quality.webp == .auto(.defaults(for: .webp)) && config.images.quality.jpeg == 80)
+        for format in [ImageFormat.webp, .avif, .jpeg] { #expect(config.images.quality.choice(for: format) == .auto(.defaults(for: format))) }
         // "auto" for every lossy format, each with its own floor and ceiling.
         config = try load("[images]\nquality = \"auto\"\n")
         for format in [ImageFormat.webp, .avif, .jpeg] { #expect(config.images.quality.choice(for: format) == .auto(.defaults(for: format))) }

@@ -52,13 +52,15 @@ import ImgBakeTestSupport
 
     @Test func transformerMakesEveryVariant() async throws {
         let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
-        let plan = VariantPlan(settings: ImageSettings())
+        var settings = ImageSettings()
+        settings.quality.jpeg = 80
+        let plan = VariantPlan(settings: settings)
         let (info, variants) = try await transformer.variants(of: ImageBuffer(Paths.image("hubble-wide.jpg")), format: .jpeg) {
             plan.specs(for: $0)
         }
         #expect(info == SourceInfo(format: .jpeg, width: 2000, height: 872, pages: 1))
-        // The 1,920 px JPEG re-encode (255 KB) is larger than the 2,000 px source itself (179 KB without
-        // metadata; its profile is sRGB): the source stands for it.
+        // At quality 80 the 1,920 px JPEG re-encode (255 KB) is larger than the 2,000 px source itself
+        // (179 KB without metadata; its profile is sRGB): the source stands for it.
         #expect(variants.map { "\($0.spec.format.rawValue)@\($0.width)x\($0.height)" }.sorted() == [
             "jpeg@1320x576", "jpeg@2000x872", "jpeg@480x209", "jpeg@960x419", "webp@1320x576", "webp@1920x837", "webp@480x209",
             "webp@960x419",
@@ -91,6 +93,38 @@ import ImgBakeTestSupport
             let (_, alone) = try await transformer.variants(of: ImageBuffer(bytes), format: format) { _ in [variant.spec] }
             #expect(alone.first?.bytes == variant.bytes, "\(image) \(variant.spec.canonical): made alone it differs")
         }
+    }
+
+    /// Narrower widths are resized from the anchor's one decode (the widest configured width, capped at
+    /// the source's), and say so in their key; the anchor's width and wider ones are decoded to their own.
+    @Test func narrowerWidthsAreMadeFromTheAnchor() {
+        var settings = ImageSettings()
+        settings.widths = [400, 800, 1600]
+        let plan = VariantPlan(settings: settings)
+        let wide = plan.specs(for: SourceInfo(format: .jpeg, width: 5120, height: 2880, pages: 1),
+                              request: VariantRequest(widths: [400, 800, 1600, 2400], formats: [.webp]))
+        #expect(wide.map(\.from) == [1600, 1600, nil, nil, 1600, 1600, nil, nil])
+        #expect(wide[0].canonical.hasSuffix(";from=1600") && !wide[2].canonical.contains("from"))
+        // A source narrower than the widest width: its own width is the anchor.
+        let narrow = plan.specs(for: SourceInfo(format: .png, width: 1000, height: 800, pages: 1), request: nil)
+        #expect(narrow.map(\.width) == [400, 800, 1000, 400, 800, 1000] && narrow.map(\.from) == [1000, 1000, nil, 1000, 1000, nil])
+    }
+
+    /// An alpha band opaque everywhere is dropped before the resize, which then needs no premultiplying
+    /// (floating point over the whole source): the variant is the one the same picture without the band
+    /// gives. A band with transparency is kept.
+    @Test func anOpaqueAlphaBandIsDroppedAndTransparencyKept() async throws {
+        let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
+        let spec = VariantSpec(width: 48, format: .png, quality: 0, effort: 4, animated: false, keepMetadata: [])
+        func made(_ bytes: [UInt8]) async throws -> VipsImage {
+            let (_, variants) = try await transformer.variants(of: ImageBuffer(bytes), format: .png) { _ in [spec] }
+            return try VipsImage.open(ImageBuffer(try #require(variants.first).bytes)).materialized()
+        }
+        let withBand = try await made(Paths.fixture("colour/opaque-alpha.png"))
+        let without = try await made(Paths.fixture("colour/reference.png"))
+        #expect(withBand.bands == 3 && withBand.width == 48)
+        #expect(try withBand.pixels() == without.pixels())
+        #expect(try await made(Paths.image("astronaut-round.png")).hasAlpha)
     }
 
     @Test func truncatedAndNonImageBytesAreUndecodable() async throws {

@@ -20,6 +20,15 @@ import ImgBakeTestSupport
         return try VipsImage.thumbnail(ImageBuffer(bytes), width: width ?? whole.width).materialized().eightBit().materialized()
     }
 
+    /// A variant's pixels as the transformer makes them for `spec` (from its anchor's decode, if it has one).
+    static func pixels(of bytes: [UInt8], for spec: VariantSpec) throws -> VipsImage {
+        let buffer = ImageBuffer(bytes)
+        let format = try #require(ImageFormat.sniff(bytes))
+        let inspection = try Transformer.inspect(buffer, format: format, limits: .init(maxPixels: 100_000_000))
+        var pixels = Intermediates(buffer, inspection: inspection, animated: spec.animated)
+        return try pixels.image(for: spec)
+    }
+
     /// SSIM of `image` encoded as `spec` at `quality`, decoded, against `image` itself.
     static func ssim(_ image: VipsImage, _ spec: VariantSpec, quality: Int) throws -> Double {
         let bytes = try image.encoded(as: spec.encodeFormat(quality: quality))
@@ -51,6 +60,9 @@ import ImgBakeTestSupport
         // The sample stands for the picture: the whole variant at that quality is near the target too.
         let whole = try Self.ssim(pixels, spec, quality: q)
         #expect(abs(whole - 0.97) < 0.01, "\(image): the whole picture's SSIM at \(q) is \(whole)")
+        // The score is what the try at that quality measured.
+        let found = try QualitySearch(spec: spec, auto: Self.auto).find(on: QualitySearch.Sample(of: pixels))
+        #expect(found == QualitySearch.Found(quality: q, score: SSIMScore(measured: try Self.ssim(sample, spec, quality: q))))
     }
 
     @Test func aSampleIsTilesFromAllOverTheLargerPictures() throws {
@@ -137,15 +149,15 @@ import ImgBakeTestSupport
         let (_, variants) = try await transformer.variants(of: ImageBuffer(bytes), format: .jpeg) { plan.specs(for: $0) }
         let webps = variants.filter { $0.spec.format == .webp }
         #expect(webps.count == 2)
-        for variant in webps {
+        // The JPEG fallbacks are searched to the same target (or are the source itself).
+        for variant in variants where variant.made != .source {
             let q = try #require(variant.made.quality)
-            #expect(variant.spec.auto == AutoQuality.defaults(for: .webp))
-            let pixels = try Self.pixels("hubble.jpg", width: variant.width)
+            #expect(variant.spec.auto == AutoQuality.defaults(for: variant.spec.format))
+            #expect(variant.made.score != nil, "\(variant.spec.canonical): a searched quality has its score")
+            let pixels = try Self.pixels(of: bytes, for: variant.spec)
             let again = try Metadata.encode(pixels, spec: variant.spec, quality: q, credits: Credits())
             #expect(again == variant.bytes, "\(variant.spec.canonical) at \(q)")
         }
-        // JPEG stays at its fixed quality, and says so.
-        #expect(variants.filter { $0.spec.format == .jpeg }.allSatisfy { $0.made == .quality(80) || $0.made == .source })
     }
 }
 
@@ -169,7 +181,7 @@ import ImgBakeTestSupport
         #expect(AutoQuality(ssim: 9050, floor: 1, ceiling: 100).canonical == "auto:ssim=0.9050:1-100")
     }
 
-    @Test func theRecordSaysWhatTheBytesAre() {
+    @Test func theRecordSaysWhatTheBytesAre() throws {
         let auto = QualitySearchTests.spec(width: 480)
         #expect(VariantSpec.Made(recorded: auto.recorded(as: .quality(74)), of: auto) == .quality(74))
         #expect(VariantSpec.Made(recorded: auto.recorded(as: .source), of: auto) == .source)
@@ -178,6 +190,14 @@ import ImgBakeTestSupport
         #expect(VariantSpec.Made(recorded: jpeg.canonical, of: jpeg) == .quality(80))
         let png = VariantSpec(width: 480, format: .png, quality: 0, effort: 4, animated: false, keepMetadata: [])
         #expect(VariantSpec.Made(recorded: png.recorded(as: .lossless), of: png) == .lossless)
+        // A searched quality keeps what its search measured there, for the report.
+        let score = try #require(SSIMScore(tenThousandths: 9652))
+        #expect(auto.recorded(as: .quality(74, score: score)).hasSuffix(";made=q74;ssim=9652"))
+        #expect(VariantSpec.Made(recorded: auto.recorded(as: .quality(74, score: score)), of: auto) == .quality(74, score: score))
+        for bad in ["q74;ssim=10001", "q74;ssim=", "q74;ssim=96.5", "q74;q75", "q74;"] {
+            #expect(VariantSpec.Made(suffix: bad[...]) == nil, "\(bad)")
+        }
+        #expect(SSIMScore(measured: 0.964_99).description == "0.9649" && SSIMScore(measured: 1).description == "1.0000")
     }
 
     /// The chosen quality travels in the spec string, which a remote pack's variant record already
@@ -215,12 +235,14 @@ import ImgBakeTestSupport
         }
     }
 
-    @Test func thePlanAsksForAnAutomaticWebPAndFixedOthersByDefault() {
+    @Test func thePlanAsksForAutomaticQualitiesByDefault() {
         var settings = ImageSettings()
         settings.formats = [.avif, .webp, .original]
         let specs = VariantPlan(settings: settings).specs(for: SourceInfo(format: .jpeg, width: 600, height: 400, pages: 1))
-        #expect(specs.filter { $0.format == .webp }.allSatisfy { $0.auto == AutoQuality.defaults(for: .webp) })
-        #expect(specs.filter { $0.format != .webp }.allSatisfy { $0.auto == nil })
+        #expect(Set(specs.map(\.format)) == [.avif, .webp, .jpeg])
+        #expect(specs.allSatisfy { $0.auto == AutoQuality.defaults(for: $0.format) })
+        // One target for every format: files compare at equal quality.
+        #expect(Set(specs.compactMap(\.auto?.ssim)).count == 1)
         settings.quality.webp = 80
         #expect(VariantPlan(settings: settings).specs(for: SourceInfo(format: .jpeg, width: 600, height: 400, pages: 1))
             .filter { $0.format == .webp }.allSatisfy { $0.auto == nil && $0.quality == 81 })

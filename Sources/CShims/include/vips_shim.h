@@ -22,10 +22,16 @@ int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsIma
 int imgbake_vips_thumbnail_buffer(const void *buf, size_t len, int width, int all_pages, int colour_manage,
                                   VipsImage **out);
 
-/// Decodes `buf`, upright by EXIF, and with `colour_manage` converted from its embedded profile (or
-/// CMYK) to sRGB. With `upright` (the header says no rotation is needed) the pixels stream in
-/// sequentially instead of being decoded whole first. Corrupt input is an error.
-int imgbake_vips_decode_upright(const void *buf, size_t len, int colour_manage, int upright, VipsImage **out);
+/// Opens `buf` to be decoded as stored (sequentially: the pixels stream in once), failing on corrupt
+/// input instead of returning grey. `shrink` (1, 2, 4 or 8) divides both sides as the decoder goes
+/// where the format can: a JPEG's DCT scaling, libwebp's scaled decode; other formats ignore it.
+int imgbake_vips_load(const void *buf, size_t len, int shrink, VipsImage **out);
+
+/// Converts from the embedded profile (or libvips' CMYK one) to 8-bit sRGB, relative colorimetric.
+int imgbake_vips_to_srgb(VipsImage *in, VipsImage **out);
+
+/// Turns the image upright by its EXIF orientation (and drops the orientation).
+int imgbake_vips_autorot(VipsImage *in, VipsImage **out);
 
 /// A black `width` × `height` image of `bands` 8-bit bands (for probing what the savers can write).
 int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
@@ -34,10 +40,11 @@ int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
 /// WebPGetEncoderVersion gives it (0xMMmmrr), found with dlsym; -1 when there is none.
 int imgbake_webp_encoder_version(void);
 
-/// Resizes to exactly `width` (height in proportion) with lanczos3. With alpha, the colours are
-/// premultiplied for the resize and rounded (not truncated) back to 8 bits, so a constant colour
-/// under varying transparency stays constant.
-int imgbake_vips_resize_exact(VipsImage *in, int width, VipsImage **out);
+/// Resizes to exactly `width` × `height` with lanczos3. With alpha and `premultiply`, the
+/// colours are premultiplied for the resize (in floating point) and rounded (not truncated) back to 8
+/// bits, so a constant colour under varying transparency stays constant; without `premultiply` the
+/// alpha band is resized like the others (right only where the image is opaque).
+int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out);
 
 /// Thumbnail of an already decoded animation (a stack of frames): every frame resized to `width`,
 /// the page height updated. No rotation, no colour management.
@@ -72,9 +79,15 @@ int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len);
 /// AVIF through libheif's AV1 encoder.
 int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
 
-/// The luma of an 8-bit sRGB or grey image (Rec. 601 weights, rounded to 8 bits; alpha flattened onto
-/// white, as a page without a background shows it): the plane SSIM is measured on.
-int imgbake_vips_luma(VipsImage *in, VipsImage **out);
+/// The luma plane of an 8-bit image of 1 to 4 bands (grey, grey and alpha, RGB, RGBA): Rec. 601
+/// weights rounded to the nearest level, alpha flattened onto white (as a page without a background
+/// shows it). `*out` receives `width` × `height` bytes, g_malloc'd: the caller g_frees it. Computed
+/// here rather than with libvips operations: a quality search takes the luma of every try, and the
+/// operations' set-up cost more than the arithmetic on a sample.
+int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height);
+
+/// Same, of the image encoded in `buf` (decoded first).
+int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height);
 
 /// `across` × `down` square tiles of `tile` pixels, one from the middle of each cell of an even grid
 /// over `in` (even coordinates, so 4:2:0 chroma lines up), joined into one image `across` tiles wide:

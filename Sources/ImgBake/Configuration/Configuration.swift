@@ -181,13 +181,14 @@ public struct ImageSettings: Sendable {
 
     public init() {}
 
-    /// Per format: a fixed quality or `auto` (`QualitySettings.swift`). WebP's is chosen per image by
-    /// default: the worst images come out better than at one quality for all, for about the same
-    /// bytes (docs/MEASUREMENTS.md, "Quality per image").
+    /// Per format: a fixed quality or `auto` (`QualitySettings.swift`). Every lossy format's is chosen
+    /// per image by default, to one SSIM target: the worst images come out better than at one quality
+    /// for all, and formats compare at equal quality when one is dropped for another that is smaller
+    /// (docs/MEASUREMENTS.md, "Quality per image").
     public struct Quality: Sendable, Hashable {
         public var webp = QualityChoice.auto(.defaults(for: .webp))
-        public var avif: QualityChoice = 50
-        public var jpeg: QualityChoice = 80
+        public var avif = QualityChoice.auto(.defaults(for: .avif))
+        public var jpeg = QualityChoice.auto(.defaults(for: .jpeg))
         public init() {}
 
         public func choice(for format: ImageFormat) -> QualityChoice? {

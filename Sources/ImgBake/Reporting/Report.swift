@@ -71,6 +71,10 @@ public struct BuildReport: Codable, Sendable {
         /// The encoder quality the file was made at; none for PNG, GIF and SVG, and where the source's own
         /// bytes stand for the variant.
         public var quality: Int?
+        /// The SSIM (libwebp's, on luma) its quality search measured at that quality on a sample of its
+        /// pixels: what the file was held to, the same target for every lossy format. None for a fixed
+        /// quality (not measured).
+        public var score: Double?
     }
 
     /// How the qualities of one format's files are spread, and their bytes.
@@ -168,7 +172,8 @@ struct ReportBuilder {
                 image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormat)?.bytes
                 image.files = resolved.variants.map {
                     BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
-                                     width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality)
+                                     width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality,
+                                     score: $0.made.score?.value)
                 }
                 report.totals.bytesBefore += resolved.originalBytes
                 report.totals.bytesAfter += image.bytesAfter ?? 0

@@ -101,8 +101,8 @@ extension ImageManager {
                 if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
                 return .failure(.transform(failure))
             }
-            let storedFallbacks = specs.compactMap { spec in stored[spec.key(original: record.blob)].map { (width: spec.width, record: $0) } }
-            let made = Self.keepingOnlyWorthwhile(output.variants, besides: storedFallbacks, fallback: record.format)
+            let cachedRows = specs.compactMap { spec in stored[spec.key(original: record.blob)].map { (width: spec.width, record: $0) } }
+            let made = Self.keepingOnlyWorthwhile(output.variants, besides: cachedRows, fallback: record.format)
             let rows = made.map { variant, dropped in
                 (row: VariantRecord(key: variant.spec.key(original: record.blob), originalBlob: record.blob,
                                     spec: variant.spec.recorded(as: variant.made), blob: nil, format: variant.spec.format,
@@ -154,18 +154,40 @@ extension ImageManager {
         await cache.forgetUndecodable(record, failure: failure)
     }
 
-    /// A modern-format variant larger than the fallback of the same spec width is worse in every way
-    /// (that fallback may be the source itself, a little wider): it is recorded as dropped (so it is not
-    /// encoded again) and left out of the markup.
+    /// A modern-format variant is offered only where it beats what a browser would otherwise get at
+    /// that width: it is dropped (recorded as such, so not encoded again, and left out of the markup)
+    /// when a kept variant of a later format of the same spec width (the fallback, which may be the
+    /// source itself a little wider; for AVIF the WebP too) is no larger and at least as good. Every
+    /// lossy file is searched to the same SSIM target, so all that reach it are equally good and the
+    /// smaller wins; one that stopped at its ceiling below the target is only as good as its score;
+    /// lossless files, the source's own bytes and fixed qualities count as reaching it.
     static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
                                       fallback: ImageFormat) -> [(EncodedVariant, dropped: Bool)] {
-        var fallbackBytes: [Int: Int] = [:]
-        for (width, row) in stored where row.format == fallback { fallbackBytes[width] = row.bytes }
-        for variant in encoded where variant.spec.format == fallback { fallbackBytes[variant.spec.width] = variant.bytes.count }
-        return encoded.map { variant in
-            guard variant.spec.format != fallback, let limit = fallbackBytes[variant.spec.width] else { return (variant, false) }
-            return (variant, variant.bytes.count > limit)
+        /// Later formats first: each is judged against the kept ones after it.
+        func rank(_ format: ImageFormat) -> Int { format == fallback ? 0 : format == .webp ? 1 : 2 }
+        var kept: [Int: [(rank: Int, bytes: Int, level: Int)]] = [:] // spec width → kept variants
+        for (width, row) in stored where row.blob != nil {
+            let spec = VariantSpec(width: width, format: row.format, quality: 0, effort: 0, animated: false, keepMetadata: [])
+            kept[width, default: []].append((rank(row.format), row.bytes, level(VariantSpec.Made(recorded: row.spec, of: spec), target: nil)))
         }
+        var dropped = Set<Int>()
+        for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) {
+            let variant = encoded[index], r = rank(variant.spec.format)
+            let own = level(variant.made, target: variant.spec.auto.flatMap { SSIMScore(tenThousandths: $0.ssim) })
+            if r > 0, kept[variant.spec.width, default: []].contains(where: { $0.rank < r && $0.bytes <= variant.bytes.count && $0.level >= own }) {
+                dropped.insert(index)
+            } else {
+                kept[variant.spec.width, default: []].append((r, variant.bytes.count, own))
+            }
+        }
+        return encoded.indices.map { (encoded[$0], dropped.contains($0)) }
+    }
+
+    /// How good a variant is, for comparing formats: its search's score, up to the target (all that
+    /// reach the target are equally good); anything not searched counts as reaching it.
+    private static func level(_ made: VariantSpec.Made, target: SSIMScore?) -> Int {
+        guard let score = made.score else { return Int.max }
+        return min(score.tenThousandths, target?.tenThousandths ?? Int.max)
     }
 
     // MARK: Assembling

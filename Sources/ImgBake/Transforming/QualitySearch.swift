@@ -8,11 +8,10 @@ import Vips
 ///
 /// Each try encodes and decodes a sample of the picture, not all of it: the whole variant up to
 /// `wholeLimit` pixels, else `tiles` tiles of `tile` pixels from an even grid over it (two thirds of a
-/// 400 px variant, a sixth of an 800 px one, a twenty-fourth of a 1,600 px one). The bench's cold
-/// build costs 1.12× the CPU of fixed qualities (48.0 s against 42.7 s; with twice the sample and the
-/// first try halfway between floor and ceiling it was 1.24×, with the same bytes and SSIM within
-/// 0.0005; docs/MEASUREMENTS.md). `QualitySearchTests` checks that the whole picture at the quality
-/// found is within 0.01 of the target.
+/// 400 px variant, a sixth of an 800 px one, a twenty-fourth of a 1,600 px one): a larger sample costs
+/// more CPU for the same qualities (what the search costs beside fixed qualities: `make bench`, and
+/// docs/MEASUREMENTS.md). `QualitySearchTests` checks that the whole picture at the quality found is
+/// within 0.01 of the target.
 struct QualitySearch {
     let spec: VariantSpec
     let auto: AutoQuality
@@ -37,13 +36,40 @@ struct QualitySearch {
         return try frame.tileSample(tile: tile, across: across, down: down).removingFields { _ in true }
     }
 
+    /// One width's sample and its luma, made once and tried by every format searched at that width.
+    struct Sample {
+        let image: VipsImage
+        let reference: LumaPlane
+
+        init(of pixels: VipsImage) throws(VipsError) {
+            image = try QualitySearch.sample(of: pixels)
+            reference = try image.luma()
+        }
+    }
+
+    /// What a search settles on: the quality, and the SSIM its try measured there.
+    struct Found: Equatable {
+        let quality: Int
+        let score: SSIMScore
+    }
+
     /// The quality for `image` (a variant's pixels, upright, 8-bit sRGB).
     func quality(for image: VipsImage) throws(VipsError) -> Int {
-        let sample = try Self.sample(of: image)
-        let reference = try sample.luma()
-        return try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
-            try measure(sample, reference, quality: q)
+        try find(on: Sample(of: image)).quality
+    }
+
+    /// The quality for the pixels `sample` was taken from, and its score.
+    func find(on sample: Sample) throws(VipsError) -> Found {
+        var measured: [Int: Double] = [:]
+        let quality = try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
+            let ssim = try measure(sample, quality: q)
+            measured[q] = ssim
+            return ssim
         }
+        // The ceiling is the answer without a try of its own when nothing below it reached the target.
+        let ssim: Double
+        if let tried = measured[quality] { ssim = tried } else { ssim = try measure(sample, quality: quality) }
+        return Found(quality: quality, score: SSIMScore(measured: ssim))
     }
 
     /// The lowest quality in `floor...ceiling` whose `ssim` reaches `target` (the ceiling when none
@@ -101,10 +127,9 @@ struct QualitySearch {
         }
     }
 
-    private func measure(_ sample: VipsImage, _ reference: LumaPlane, quality: Int) throws(VipsError) -> Double {
-        let bytes = try sample.encoded(as: spec.encodeFormat(quality: quality))
-        let decoded = try VipsImage.open(ImageBuffer(bytes)).materialized()
-        guard let ssim = try decoded.luma().ssim(reference) else {
+    private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
+        let bytes = try sample.image.encoded(as: spec.encodeFormat(quality: quality))
+        guard let ssim = try LumaPlane(decoding: ImageBuffer(bytes)).ssim(sample.reference) else {
             throw VipsError(message: "cannot measure SSIM (libwebp's WebPPlaneDistortion is missing)")
         }
         return ssim

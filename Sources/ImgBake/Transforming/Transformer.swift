@@ -60,6 +60,8 @@ public struct Inspection: Sendable {
     public var profileIsSRGB = false
     /// EXIF orientation 1: nothing to turn.
     public var upright = true
+    /// EXIF orientations 5–8: stored with width and height swapped.
+    public var quarterTurned = false
     /// A multi-scan (progressive) JPEG: libjpeg keeps every coefficient of it while decoding.
     public var progressive = false
 }
@@ -164,7 +166,7 @@ public final class Transformer: Sendable {
     }
 
     /// The memory a decode for `job` is expected to take, from the bench corpus one image at a time
-    /// (peak RSS above the process's own, 2026-11-24): a progressive JPEG about 8 bytes a pixel (every
+    /// (peak RSS above the process's own): a progressive JPEG about 8 bytes a pixel (every
     /// coefficient kept), a shrink-on-load decode about 2, a source decoded whole (PNG, alpha, CMYK,
     /// animation frames) 56 MiB of encoders' and resizers' buffers and 4 bytes a pixel.
     static func expectedMemory(_ job: TransformJob, _ inspection: Inspection) -> Int {
@@ -174,13 +176,11 @@ public final class Transformer: Sendable {
         return (56 << 20) + 4 * pixels
     }
 
-    /// JPEG and opaque WebP shrink on load (much faster); animations need a frame-aware resize; the
-    /// rest (PNG, anything with alpha) is decoded whole and resized with correct rounding, which keeps
-    /// PNGs small (see VipsImage.resized). CMYK too: libvips 8.14's thumbnail ignores a CMYK image's
-    /// embedded profile for its built-in one.
+    /// JPEG and opaque WebP shrink on load (`Intermediates.shrink`), and animations are thumbnailed
+    /// frame by frame; the rest (PNG, anything with alpha) is decoded at full size and resized.
     static func shrinksOnLoad(_ job: TransformJob, _ inspection: Inspection) -> Bool {
         let format = inspection.info.format
-        return job.specs.contains { $0.animated } || (format == .jpeg && !inspection.isCMYK) || (format == .webp && !inspection.hasAlpha)
+        return job.specs.contains { $0.animated } || format == .jpeg || (format == .webp && !inspection.hasAlpha)
     }
 
     /// Same, with a fixed list of specs (and no placeholder).
@@ -223,7 +223,7 @@ public final class Transformer: Sendable {
                           hasAlpha: image.hasAlpha, needsColourManagement: image.hasColourProfile || image.interpretation == .cmyk,
                           isCMYK: image.interpretation == .cmyk,
                           profileIsSRGB: image.blob(field: "icc-profile-data").map(ICCProfile.isSRGB) ?? false,
-                          upright: image.orientation == 1,
+                          upright: image.orientation == 1, quarterTurned: swapped,
                           progressive: format == .jpeg && image.int(field: "jpeg-multiscan") == 1)
     }
 
@@ -231,8 +231,7 @@ public final class Transformer: Sendable {
         let info = inspection.info
         let placeholderWidth = job.placeholder == .none ? nil : min(info.width, 64)
         guard !job.specs.isEmpty || placeholderWidth != nil else { return TransformOutput(info: info, variants: [], placeholder: nil) }
-        var pixels = try Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated },
-                                       shrinkOnLoad: shrinksOnLoad(job, inspection))
+        var pixels = Intermediates(bytes, inspection: inspection, animated: job.specs.contains { $0.animated })
         // The source itself (metadata removed) stands for a variant in its own format whenever it needs
         // no pixel change and is smaller than the re-encode: an output is never larger than its source.
         let passthroughAllowed = info.pages == 1 && !job.specs.contains { $0.animated } && inspection.upright
@@ -246,14 +245,20 @@ public final class Transformer: Sendable {
             return passthrough!
         }
         var encoded: [EncodedVariant] = []
-        // Widest first, each width made once for all its formats and let go before the next.
-        for spec in job.specs.sorted(by: { $0.width > $1.width }) {
+        // Widest decode first, each decode made once for every variant made from it and let go before
+        // the next; within one, widest first, each width made once for all its formats.
+        // One sample per width, tried by each format searched there.
+        var sample: (spec: VariantSpec, sample: QualitySearch.Sample)?
+        for spec in job.specs.sorted(by: Intermediates.order) {
             let image: VipsImage
-            do { image = try pixels.image(width: spec.width) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
+            do { image = try pixels.image(for: spec) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {
-                let quality = try spec.auto.map { auto throws(VipsError) in try QualitySearch(spec: spec, auto: auto).quality(for: image) }
-                var output = try Metadata.encode(image, spec: spec, quality: quality, credits: inspection.credits)
-                var made: VariantSpec.Made = spec.isLossy ? .quality(quality ?? spec.quality) : .lossless
+                let found = try spec.auto.map { auto throws(VipsError) -> QualitySearch.Found in
+                    if sample.map({ !$0.spec.hasSamePixels(as: spec) }) ?? true { sample = (spec, try QualitySearch.Sample(of: image)) }
+                    return try QualitySearch(spec: spec, auto: auto).find(on: sample!.sample)
+                }
+                var output = try Metadata.encode(image, spec: spec, quality: found?.quality, credits: inspection.credits)
+                var made: VariantSpec.Made = spec.isLossy ? .quality(found?.quality ?? spec.quality, score: found?.score) : .lossless
                 var size = (width: image.width, height: max(1, image.pages) > 1 ? image.pageHeight : image.height)
                 if let original = sourceBytes(for: spec), original.count <= output.count {
                     // At a smaller width too: a source compressed harder than the encoder's quality
@@ -268,55 +273,107 @@ public final class Transformer: Sendable {
             }
         }
         let placeholder: String?
-        do { placeholder = try placeholderWidth.flatMap { width throws(VipsError) in try Placeholders.make(job.placeholder, from: try pixels.image(width: width)) } } catch {
+        do { placeholder = try placeholderWidth.flatMap { width throws(VipsError) in try Placeholders.make(job.placeholder, from: try pixels.decoded(width: width)) } } catch {
             throw TransformError.encodeFailed("placeholder: \(error.message)")
         }
         return TransformOutput(info: info, variants: encoded, placeholder: placeholder)
     }
 }
 
-/// The decoded pixels each width is made from. A width's pixels depend on the source and that width
-/// only, never on which other widths one job asks for: a social card made alone and made beside the
-/// page's widths is the same file (a cold build and a warm one after any history give one site).
-/// - Shrink-on-load (JPEG, opaque WebP, animations): each width is its own decode, at the scale the
-///   decoder picks for that width; cheap at the scales that shrink most.
-/// - Decoded whole (PNG, alpha, CMYK): decoded once, each width resized from the whole image.
+/// The decoded pixels each variant is made from. A variant's pixels depend on the source and its own
+/// spec only, never on which other variants one job asks for: a social card made alone and made beside
+/// the page's widths is the same file (a cold build and a warm one after any history give one site).
+/// - A spec with an anchor (`from`) is the source decoded to the anchor's width, then resized to its
+///   own: all of a page's narrower widths share that one decode.
+/// - A spec without one (the anchor itself, a width above it, a placeholder) is the source decoded to
+///   its own width.
+/// Every width's height is the source's in proportion, rounded, however it was reached.
 struct Intermediates {
     let bytes: ImageBuffer
     let inspection: Inspection
     let animated: Bool
-    /// Decoded whole once; nil with shrink-on-load.
-    let whole: VipsImage?
     private var last: (width: Int, image: VipsImage)?
 
-    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool, shrinkOnLoad: Bool) throws(TransformError) {
+    init(_ bytes: ImageBuffer, inspection: Inspection, animated: Bool) {
         self.bytes = bytes
         self.inspection = inspection
         self.animated = animated
-        if shrinkOnLoad {
-            whole = nil
-        } else {
-            do {
-                whole = try VipsImage.decodeUpright(bytes, colourManage: inspection.needsColourManagement, alreadyUpright: inspection.upright)
-                    .eightBit().materialized()
-            } catch {
-                throw TransformError.undecodable(error.detail ?? error.message)
-            }
-        }
     }
 
-    /// The source at `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
-    mutating func image(width: Int) throws(VipsError) -> VipsImage {
+    /// The width of the decode `spec` is made from.
+    static func decodeWidth(of spec: VariantSpec) -> Int { spec.from ?? spec.width }
+
+    /// Widest decode first, then widest variant: the variants made from one decode come together.
+    static func order(_ a: VariantSpec, _ b: VariantSpec) -> Bool {
+        let (da, db) = (decodeWidth(of: a), decodeWidth(of: b))
+        return da != db ? da > db : a.width > b.width
+    }
+
+    /// The source's height at `width`, in proportion.
+    static func height(atWidth width: Int, of info: SourceInfo) -> Int {
+        max(1, Int((Double(info.height) * Double(width) / Double(info.width)).rounded()))
+    }
+
+    /// What a decode to `width` divides the source's sides by while decoding: the largest of 2, 4 and 8
+    /// that leaves it at least `width` wide, where the format can (JPEG, opaque WebP), else 1. The
+    /// rest of the way is a lanczos3 resize. libvips' thumbnail leaves at least a factor of two to its
+    /// resize: a resize that long is most of a 1,600 px decode's cost in libvips 8.14 (its horizontal
+    /// lanczos is plain C), for 0.0003 of SSIM against a floating-point resize of the source.
+    static func shrink(decodingTo width: Int, _ inspection: Inspection) -> Int {
+        let info = inspection.info
+        guard info.pages == 1, info.format == .jpeg || (info.format == .webp && !inspection.hasAlpha) else { return 1 }
+        var shrink = 1
+        while shrink < 8 && info.width / (2 * shrink) >= width { shrink *= 2 }
+        return shrink
+    }
+
+    /// The pixels of `spec`: upright, 8-bit sRGB, in memory.
+    mutating func image(for spec: VariantSpec) throws(VipsError) -> VipsImage {
+        let decoded = try decoded(width: Self.decodeWidth(of: spec))
+        guard spec.width < decoded.width else { return decoded }
+        if animated { return try decoded.animationResized(width: spec.width).materialized() }
+        return try decoded.resized(width: spec.width, height: Self.height(atWidth: spec.width, of: inspection.info)).materialized()
+    }
+
+    /// The source decoded to `width`, upright, 8-bit sRGB, in memory (kept until another width is asked for).
+    mutating func decoded(width: Int) throws(VipsError) -> VipsImage {
         if let last, last.width == width { return last.image }
         last = nil
-        let decoded: VipsImage
-        do {
-            decoded = if let whole { try whole.resized(width: width) } else {
-                try VipsImage.thumbnail(bytes, width: width, allPages: animated, colourManage: inspection.needsColourManagement)
-            }
-        }
+        let decoded = animated
+            ? try VipsImage.thumbnail(bytes, width: width, allPages: true, colourManage: inspection.needsColourManagement)
+            : try decode(to: width)
         let image = try decoded.materialized().eightBit().tidyingAlpha().materialized()
         last = (width, image)
+        return image
+    }
+
+    /// The source resized to `width` as it is decoded, then in sRGB and upright: the colour conversion
+    /// and the turn are made on the resized pixels, where they cost a fraction (a quarter turn of a
+    /// whole decode reads it column by column). A source with an alpha band is resized first with the
+    /// band as a plain one: when it comes out fully opaque the picture had no transparency to weigh its
+    /// colours by, and the band is dropped (most such wallpapers and screenshots); otherwise it is
+    /// decoded again and resized premultiplied, which costs several times as much (floating point)
+    /// but keeps colours under transparency right.
+    private func decode(to width: Int) throws(VipsError) -> VipsImage {
+        let height = Self.height(atWidth: width, of: inspection.info)
+        // As stored: a picture turned a quarter has its sides swapped until it is upright.
+        let (storedWidth, storedHeight) = inspection.quarterTurned ? (height, width) : (width, height)
+        let shrink = Self.shrink(decodingTo: width, inspection)
+        func source() throws(VipsError) -> VipsImage {
+            let stored = try VipsImage.load(bytes, shrink: shrink)
+            // A profile converts whatever the depth; without one, 16 bits become 8 before the resize.
+            return inspection.needsColourManagement ? stored : try stored.eightBit()
+        }
+        let first = try source()
+        var image: VipsImage
+        if first.hasAlpha, storedWidth < first.width {
+            let plain = try first.resized(width: storedWidth, height: storedHeight, alpha: .asBand).materialized().tidyingAlpha()
+            image = plain.hasAlpha ? try source().resized(width: storedWidth, height: storedHeight) : plain
+        } else {
+            image = try first.resized(width: storedWidth, height: storedHeight)
+        }
+        if inspection.needsColourManagement { image = try image.convertedToSRGB() }
+        if !inspection.upright { image = try image.materialized().autorotated() }
         return image
     }
 }

@@ -16,19 +16,27 @@ public struct VariantSpec: Hashable, Sendable {
     /// The quality is chosen for this variant's own pixels (`QualitySearch`): the target and bounds
     /// are the spec, the quality found is recorded with the variant (`recorded(as:)`).
     public var auto: AutoQuality? = nil
+    /// The width of the decode this variant is resized from (the anchor: the widest configured width,
+    /// capped at the source's), when it is narrower than that; nil when it is decoded straight to its
+    /// own width. Every narrower width of an image shares the anchor's one decode, and a variant's
+    /// pixels still depend on its source and its spec only, never on what else a job asks for.
+    public var from: Int? = nil
 
     public var canonical: String {
         let q = auto?.canonical ?? "\(quality)"
-        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))"
+        let anchor = from.map { ";from=\($0)" } ?? ""
+        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)"
     }
 
     /// The spec string a variant record keeps: the canonical string, then what the bytes are, so that
     /// the index and the remote cache (which keep this string with the variant) give the chosen quality
-    /// back without a table of their own: `;made=q74` (encoded at quality 74) or `;made=source` (the
-    /// source's own bytes stand for the variant).
+    /// and its score back without a table of their own: `;made=q74` (encoded at quality 74),
+    /// `;made=q74;ssim=9652` (and its sample measured SSIM 0.9652) or `;made=source` (the source's own
+    /// bytes stand for the variant).
     public func recorded(as made: Made) -> String {
         switch made {
-        case .quality(let q): canonical + ";made=q\(q)"
+        case .quality(let q, let score?): canonical + ";made=q\(q);ssim=\(score.tenThousandths)"
+        case .quality(let q, nil): canonical + ";made=q\(q)"
         case .source: canonical + ";made=source"
         case .lossless: canonical
         }
@@ -47,7 +55,9 @@ public struct VariantSpec: Hashable, Sendable {
 
     /// What a variant's bytes are: encoded at a quality, the source itself, or a lossless encoding.
     public enum Made: Sendable, Hashable {
-        case quality(Int)
+        /// Encoded at a quality; `score` is what its quality search measured there (none for a fixed
+        /// quality, which is not measured).
+        case quality(Int, score: SSIMScore? = nil)
         case source
         case lossless
 
@@ -61,12 +71,17 @@ public struct VariantSpec: Hashable, Sendable {
             }
         }
 
-        /// `q74` or `source` (what follows `;made=`); nil for anything else, a quality outside 1–100 too.
+        /// `q74`, `q74;ssim=9652` or `source` (what follows `;made=`); nil for anything else, a quality
+        /// outside 1–100 or a score outside 0–10000 too.
         init?(suffix: Substring) {
+            let parts = suffix.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
             if suffix == "source" {
                 self = .source
-            } else if suffix.hasPrefix("q"), suffix.count <= 4, let q = Int(suffix.dropFirst()), (1...100).contains(q) {
-                self = .quality(q)
+            } else if let first = parts.first, first.hasPrefix("q"), first.count <= 4, let q = Int(first.dropFirst()), (1...100).contains(q) {
+                guard parts.count == 2 else { self = .quality(q); return }
+                guard parts[1].hasPrefix("ssim="), parts[1].count <= 10, let value = Int(parts[1].dropFirst(5)),
+                      let score = SSIMScore(tenThousandths: value) else { return nil }
+                self = .quality(q, score: score)
             } else {
                 return nil
             }
@@ -74,7 +89,13 @@ public struct VariantSpec: Hashable, Sendable {
 
         /// The encoder quality, if the bytes were encoded at one.
         public var quality: Int? {
-            if case .quality(let q) = self { return q }
+            if case .quality(let q, _) = self { return q }
+            return nil
+        }
+
+        /// What the quality search measured at that quality, if it searched.
+        public var score: SSIMScore? {
+            if case .quality(_, let score) = self { return score }
             return nil
         }
     }
@@ -82,10 +103,9 @@ public struct VariantSpec: Hashable, Sendable {
     /// Encoded at a quality (WebP, AVIF, JPEG); PNG and GIF are lossless here.
     public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg }
 
-    /// Bumped whenever the encoding code changes what it writes for the same spec.
-    /// 7: each width decoded on its own (no longer from the job's widest), and the source's own bytes
-    /// standing for a smaller variant in its format that would be larger.
-    static let encoderRevision = 7
+    /// Bumped whenever the encoding code changes what it writes for the same spec, so that no variant
+    /// made by other code is taken for this code's (CHANGELOG.md says what each revision changed).
+    static let encoderRevision = 8
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
@@ -97,6 +117,11 @@ public struct VariantSpec: Hashable, Sendable {
     package static func key(original: BlobID, canonical: String) -> VariantKey {
         let text = "\(original.hex)|\(canonical)|\(Self.salt)"
         return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
+    }
+
+    /// Made from the same pixels as `other` (whatever the format and encoder settings).
+    func hasSamePixels(as other: VariantSpec) -> Bool {
+        width == other.width && from == other.from && animated == other.animated
     }
 
     var encodeFormat: EncodeFormat { encodeFormat(quality: quality) }
@@ -112,6 +137,32 @@ public struct VariantSpec: Hashable, Sendable {
         case .svg: .png(compression: 6, palette: false, quality: 100, effort: 7) // never planned: SVG is copied through
         }
     }
+}
+
+/// A mean SSIM (libwebp's, on luma) in ten-thousandths, as targets are given (`AutoQuality.ssim`):
+/// exact to compare and to keep in a record.
+public struct SSIMScore: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let tenThousandths: Int
+
+    /// nil outside 0–10000.
+    public init?(tenThousandths: Int) {
+        guard (0...10_000).contains(tenThousandths) else { return nil }
+        self.tenThousandths = tenThousandths
+    }
+
+    /// The measured SSIM rounded down to a ten-thousandth, so a score never claims more than was
+    /// measured (a try at 0.96499 does not read as reaching 0.9650).
+    public init(measured ssim: Double) {
+        tenThousandths = max(0, min(10_000, Int((ssim * 10_000).rounded(.down))))
+    }
+
+    public var value: Double { Double(tenThousandths) / 10_000 }
+    /// `0.9652`.
+    public var description: String {
+        let fraction = String(tenThousandths % 10_000)
+        return "\(tenThousandths / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
+    }
+    public static func < (a: SSIMScore, b: SSIMScore) -> Bool { a.tenThousandths < b.tenThousandths }
 }
 
 /// The facts about an original that decide its variants.
@@ -136,13 +187,24 @@ public struct VariantPlan: Sendable {
     public func specs(for source: SourceInfo, request: VariantRequest? = nil) -> [VariantSpec] {
         guard source.format != .svg else { return [] }
         let request = request ?? defaultRequest
+        let anchor = anchorWidth(for: source)
         return outputFormats(for: source, request: request).flatMap { format in
             widths(for: source, request: request).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
-                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format))
+                            keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format),
+                            from: width < anchor ? anchor : nil)
             }
         }
+    }
+
+    /// The one decode every narrower width of a source is resized from: the widest configured width,
+    /// capped at the source's. A setting, not what one request happens to ask for, so a social card or
+    /// an image shown small is the same file as the same width beside the page's others. Shrink-on-load
+    /// to each width instead would read every coefficient of a JPEG (decode a whole WebP, inflate a
+    /// whole PNG) once per width.
+    public func anchorWidth(for source: SourceInfo) -> Int {
+        min(settings.widths.max() ?? source.width, source.width)
     }
 
     /// Requested widths capped at the source width.

@@ -30,3 +30,7 @@ d = d.draw_rect([30, 90, 200], 40, 40, 300, 180, fill=True).draw_rect([240, 200,
 for i in range(0, 960, 40):
     d = d.draw_line([0, 0, 0], i, 500, i + 20, 530)
 d.copy(interpretation="srgb").pngsave(out("diagram.png"), strip=True)
+
+# An alpha band opaque everywhere (what many wallpapers and screenshots carry): it is dropped before the
+# resize, which then needs no premultiplying.
+ref.bandjoin(255).copy(interpretation="srgb").pngsave(out("opaque-alpha.png"), strip=True)
