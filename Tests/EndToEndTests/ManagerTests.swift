@@ -226,7 +226,10 @@ import ImgBakeTestSupport
         #expect(try await origin.stats().requests_total == 0)
     }
 
-    @Test func changingWidthsEncodesOnlyTheNewVariantsAndReusesTheOriginals() async throws {
+    /// The narrower widths of an image are resized from one decode at its widest width (the anchor,
+    /// part of their key): a new widest width makes that image's variants again; an image whose widest
+    /// width stays (coffee, narrower than every width) makes nothing. The originals come from the cache.
+    @Test func changingWidthsEncodesWhatTheNewWidestChangesAndReusesTheOriginals() async throws {
         let origin = try Origin()
         let site = TestSite()
         site.page("a.html", page(origin, ["img/hubble-wide.jpg", "img/hubble.jpg", "img/coffee.png"]))
@@ -239,8 +242,9 @@ import ImgBakeTestSupport
         config.images.widths = [480, 960, 1200]
         let second = try await site.build(config)
         #expect(try await origin.stats().requests_total == 0)
-        // hubble-wide gets 1200 (×2 formats), hubble gets 1000 (×2), coffee nothing new.
-        #expect(second.summary.variantsEncoded == 4)
+        // hubble-wide gets 1200 and hubble 1000 (its own width), each the widest, so each makes its
+        // three widths in two formats again; coffee nothing new.
+        #expect(second.summary.variantsEncoded == 6 + 6)
 
         config.images.quality.webp = 60
         let third = try await site.build(config)
