@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
-        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck
+        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck valgrind
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # python3-venv: GeneratorPluginTests install the MkDocs and Sphinx plugins as users do, with pip into a
 # virtual environment of their own (MkDocs, mkdocs-material and sphinx-autobuild from PyPI there; the
@@ -103,6 +103,9 @@ docs: build
 	$(DOCS_IMGBAKE) build out/docs --config docs/imgbake.toml --cache-dir out/docs-cache
 	python3 tools/check-links.py out/docs
 
+# Every test, then the cost guard: the instructions of a cold build of a small fixed site under
+# valgrind, which fails past 5 % above Benchmarks/cost-baseline.json (Benchmarks/cost.py; a baseline
+# is updated on purpose, with `python3 Benchmarks/cost.py --update`, in a commit that says why).
 test: deps
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	@python3 -c 'import moto.server, boto3' 2>/dev/null || python3 -m pip install -q '$(MOTO)' \
@@ -116,6 +119,8 @@ test: deps
 	python3 tools/check-workflows.py
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build)
+	$(MAKE) release
+	python3 Benchmarks/cost.py
 
 # The contributor's loop: the unit tests only (no loopback servers, no child processes; every part on
 # real images and real libraries), after an incremental build. Under a minute; `make test` before a commit.
