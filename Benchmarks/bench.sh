@@ -30,7 +30,29 @@ if [ -n "${BASE:-}" ]; then
     NEWTOOL="$BASE build /tmp/site --out /tmp/base-out --cache-dir /tmp/base-cache --config /tmp/imgbake-bench.toml --quiet" \
     bash -c 'rm -f "$RESULTS/results.jsonl"; bash "$0/run_all.sh" "$1" "$2" "$3"' "$BENCH" "$PAGES" "$UNIQUE" "$RUNS"
 fi
+# The same site and origin again for other settings and binaries, each timed cold and warm as above:
+#   fixed   this build at fixed qualities (WebP and JPEG 80), to see what the quality search costs;
+#   avif    this build with AVIF first (`formats = ["avif", "webp", "original"]`): what AVIF costs and saves;
+#   OLD=B   binary B at the same fixed qualities (an older build the fixed-quality CPU must not exceed).
+# VARIANTS= (empty) leaves them out.
+VARIANTS=${VARIANTS-fixed avif}
+variant() {  # name binary extra-config
+  local toml=/tmp/imgbake-bench-$1.toml
+  # The extra keys belong to [images]: written right under its heading.
+  sed "/^\[images\]/a $3" /tmp/imgbake-bench.toml > "$toml"
+  RESULTS="$RESULTS/$1" STEPS=newtool NEWTOOL_CACHE=/tmp/$1-cache NEWTOOL_OUT=/tmp/$1-out \
+    NEWTOOL="$2 build /tmp/site --out /tmp/$1-out --cache-dir /tmp/$1-cache --config $toml --quiet" \
+    bash -c 'rm -f "$RESULTS/results.jsonl"; bash "$0/run_all.sh" "$1" "$2" "$3"' "$BENCH" "$PAGES" "$UNIQUE" "$RUNS"
+}
+for v in $VARIANTS; do
+  case $v in
+    fixed) variant fixed "$IMGBAKE" 'quality = { webp = 80, jpeg = 80 }' ;;
+    avif) variant avif "$IMGBAKE" 'formats = ["avif", "webp", "original"]' ;;
+  esac
+done
+[ -n "${OLD:-}" ] && variant old "$OLD" 'quality = { webp = 80, jpeg = 80 }'
 python3 "$here/ratios.py" "$RESULTS/results.jsonl" /tmp/new-out/_img /tmp/pyvips-out/_img ${BASE:+"$RESULTS/base/results.jsonl"} | tee "$RESULTS/ratios.md"
+python3 "$here/variants.py" "$RESULTS" | tee -a "$RESULTS/ratios.md"
 # The qualities imgbake chose, from its cache (a build into a fresh output: untimed, nothing encoded).
 if [ -d /tmp/new-cache ]; then
   rm -rf /tmp/new-out-report

@@ -21,9 +21,9 @@ def main():
     print("| | imgbake | pyvips script | ratio | target |")
     print("|---|---|---|---|---|")
     for label, peer, what, unit, target in (
-            ("newtool-cold", "pyvips-cold", "wall_s", "s", "≤ 0.8"),
-            ("newtool-cold", "pyvips-cold", "cpu_s", "s CPU", "≤ 0.9"),
-            ("newtool-cold", "pyvips-cold", "peak_rss_mib", "MiB", "≤ 300 MiB"),
+            ("newtool-cold", "pyvips-cold", "wall_s", "s", "≤ 0.6"),
+            ("newtool-cold", "pyvips-cold", "cpu_s", "s CPU", "≤ 0.6"),
+            ("newtool-cold", "pyvips-cold", "peak_rss_mib", "MiB", "≤ 250 MiB"),
             ("newtool-warm", "pyvips-warm-trustcache", "wall_s", "s", "≤ 0.2 s")):
         a, b = m(label, what), m(peer, what)
         if a is None or b is None:
@@ -31,7 +31,7 @@ def main():
         print("| %s %s | %.2f %s | %.2f %s | %.2f | %s |" % (label.split("-")[1], what.split("_")[0], a, unit, b, unit, a / b, target))
     mine, theirs = size(sys.argv[2]), size(sys.argv[3])
     if mine and theirs:
-        print("| image bytes out | %.1f MB | %.1f MB | %.2f | ≤ 1 |" % (mine / 1e6, theirs / 1e6, mine / theirs))
+        print("| image bytes out | %.1f MB | %.1f MB | %.2f | ≤ 0.70 |" % (mine / 1e6, theirs / 1e6, mine / theirs))
     if len(sys.argv) > 4:  # bench.sh BASE=: another imgbake binary timed after this one
         base = {}
         for line in open(sys.argv[4]):

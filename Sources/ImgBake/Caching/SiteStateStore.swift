@@ -17,8 +17,10 @@ struct SiteStateStore: Sendable {
     /// The page at `path` as builds of other outputs left it, each with the copy kept of it: what a
     /// build may write for this output without reading or rewriting anything, when the source, the
     /// settings and the images are the same.
-    func builtElsewhere(path: String) async -> [PageState] {
-        ((try? await cache.run { [root] index, _ in try index.pageStatesWithCopies(path: path, otherThan: root) }) ?? []).filter { $0.output != nil }
+    /// One indexed query, on the calling page's own task as `keptPage` reads are: a hop to the cache's
+    /// I/O threads for each page of a large site cost more in thread wake-ups than the query itself.
+    func builtElsewhere(path: String) -> [PageState] {
+        ((try? cache.index.pageStatesWithCopies(path: path, otherThan: root)) ?? []).filter { $0.output != nil }
     }
 
     /// How many page states are recorded; nil when the index cannot say.

@@ -210,7 +210,7 @@ struct PageStream: Sendable {
     /// come from the cache by name. (`--check` and reports read every page.)
     private func reuse(_ page: PageToBuild, _ loaded: LoadedPage) async -> PageDraft? {
         guard plan.reusesPagesBuiltElsewhere, page.writable else { return nil }
-        for other in await run.store.builtElsewhere(path: page.path)
+        for other in run.store.builtElsewhere(path: page.path)
         where other.fingerprint == plan.fingerprint && other.sourceHash == loaded.hash && other.complete && other.imagesKnown {
             guard let copy = other.kept, await sources.holds(other.keys, other.sources), await missing.canWrite(other.images),
                   let bytes = run.store.keptPage(copy) else { continue }
