@@ -2,6 +2,7 @@
 """The cost guard: instructions of one cold build of a small fixed site, against a baseline.
 
     python3 Benchmarks/cost.py [--binary B] [--baseline FILE] [--slack 0.05] [--update]
+    python3 Benchmarks/cost.py --binary B --images 'quality = { webp = 80, jpeg = 80 }' --count
 
 The site is three pages over four images of Examples/images (JPEG, a wide JPEG, an alpha PNG, a small
 JPEG), built cold into a fresh output with a fresh cache, with the default formats and the quality
@@ -41,7 +42,7 @@ widths = [320, 640]
 """
 
 
-def make_site(folder):
+def make_site(folder, settings=""):
     os.makedirs(folder + "/site/img")
     for name in IMAGES:
         shutil.copy(os.path.join(ROOT, "Examples/images", name), folder + "/site/img/" + name)
@@ -53,7 +54,7 @@ def make_site(folder):
                 body = "\n".join(f'<p>{n}</p><img src="img/{n}" alt="{n}">' for n in images)
                 f.write(f"<!doctype html><html><head><title>{page}</title></head><body><main>\n{body}\n</main></body></html>\n")
     with open(folder + "/imgbake.toml", "w") as f:
-        f.write(CONFIG)
+        f.write(CONFIG + (settings + "\n" if settings else ""))
 
 
 def count(binary, folder):
@@ -103,17 +104,22 @@ def main():
     parser.add_argument("--baseline", default=os.path.join(HERE, "cost-baseline.json"))
     parser.add_argument("--slack", type=float, default=0.05)
     parser.add_argument("--update", action="store_true", help="write the count measured as the baseline")
+    parser.add_argument("--images", default="", help="a line of [images] settings, for --count")
+    parser.add_argument("--count", action="store_true", help="print the count only, compare nothing")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("cost: valgrind is not installed (apt install valgrind; `make deps` installs it)")
 
     folder = tempfile.mkdtemp(prefix="imgbake-cost-")
     try:
-        make_site(folder)
+        make_site(folder, args.images)
         measured = count(args.binary, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
+    if args.count or args.images:
+        print(f"cost: a cold build of the fixed site took {measured:,} instructions")
+        return
     which = kind(args.binary)
     baselines = {}
     if os.path.exists(args.baseline):
