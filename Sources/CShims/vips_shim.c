@@ -166,6 +166,11 @@ int imgbake_vips_jpegsave(VipsImage *in, int quality, int strip, void **buf, siz
                                 "optimize_coding", TRUE, "strip", strip, NULL);
 }
 
+int imgbake_vips_jpegsave_sequential(VipsImage *in, int quality, void **buf, size_t *len) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "interlace", FALSE,
+                                "optimize_coding", FALSE, "strip", TRUE, NULL);
+}
+
 int imgbake_vips_pngsave(VipsImage *in, int compression, int palette, int quality, int effort, int strip,
                          void **buf, size_t *len) {
     if (palette)

@@ -248,6 +248,7 @@ public final class VipsImage {
         let status: Int32 = switch format {
         case .webp(let quality, let effort): imgbake_vips_webpsave(pointer, Int32(quality), Int32(effort), s, &buffer, &length)
         case .jpeg(let quality): imgbake_vips_jpegsave(pointer, Int32(quality), s, &buffer, &length)
+        case .jpegSequential(let quality): imgbake_vips_jpegsave_sequential(pointer, Int32(quality), &buffer, &length)
         case .png(let compression, let palette, let quality, let effort):
             imgbake_vips_pngsave(pointer, Int32(compression), palette ? 1 : 0, Int32(quality), Int32(effort), s, &buffer, &length)
         case .gif: imgbake_vips_gifsave(pointer, s, &buffer, &length)
@@ -263,6 +264,10 @@ public final class VipsImage {
 public enum EncodeFormat: Sendable, Hashable {
     case webp(quality: Int, effort: Int)
     case jpeg(quality: Int)
+    /// What `.jpeg` decodes to (the same quantised coefficients), coded in one sequential scan with the
+    /// standard Huffman tables, without metadata: a try of a quality costs a fraction of the progressive,
+    /// optimised file's encode, and measures the same pixels.
+    case jpegSequential(quality: Int)
     /// `palette` quantises to 256 colours with `quality` (0–100) and `effort` (1–10).
     case png(compression: Int, palette: Bool, quality: Int, effort: Int)
     case gif
@@ -271,7 +276,7 @@ public enum EncodeFormat: Sendable, Hashable {
     public var name: String {
         switch self {
         case .webp: "WebP"
-        case .jpeg: "JPEG"
+        case .jpeg, .jpegSequential: "JPEG"
         case .png: "PNG"
         case .gif: "GIF"
         case .avif: "AVIF"

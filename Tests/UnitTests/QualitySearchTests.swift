@@ -35,6 +35,24 @@ import ImgBakeTestSupport
         return try #require(try VipsImage.open(ImageBuffer(bytes)).materialized().luma().ssim(try image.luma()))
     }
 
+    /// A JPEG try is coded sequentially with standard tables, the file progressively with optimised
+    /// ones: the same coefficients, so the same pixels and the same score, at every quality (92 is
+    /// past libvips' switch to full-resolution chroma).
+    @Test func aJPEGTryMeasuresWhatTheFileDecodesTo() throws {
+        for (name, width) in [("hubble.jpg", 480), ("astronaut.jpg", 300), ("coffee.png", 300)] {
+            let image = try Self.pixels(name, width: width)
+            let reference = try image.luma()
+            let search = QualitySearch(spec: Self.spec(.jpeg, width: width), auto: Self.auto)
+            for quality in [45, 60, 80, 92] {
+                let kept = try image.encoded(as: search.spec.encodeFormat(quality: quality))
+                let tried = try image.encoded(as: search.trialFormat(quality: quality))
+                let keptScore = try #require(try LumaPlane(decoding: ImageBuffer(kept)).ssim(reference))
+                let triedScore = try #require(try LumaPlane(decoding: ImageBuffer(tried)).ssim(reference))
+                #expect(keptScore == triedScore, "\(name) q\(quality): \(keptScore) and \(triedScore)")
+            }
+        }
+    }
+
     @Test func ssimIsOneForTheSamePixelsAndFallsWithTheQuality() throws {
         let image = try Self.pixels("hubble.jpg", width: 480)
         let plane = try image.luma()

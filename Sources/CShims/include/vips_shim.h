@@ -71,6 +71,9 @@ int imgbake_vips_gaussblur(VipsImage *in, double sigma, VipsImage **out);
 /// (callers remove the ones that must not leave first).
 int imgbake_vips_webpsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
 int imgbake_vips_jpegsave(VipsImage *in, int quality, int strip, void **buf, size_t *len);
+/* The same quantised coefficients as imgbake_vips_jpegsave (so the same pixels once decoded), in one
+ * sequential scan with the standard Huffman tables: for measuring a quality, not for keeping. */
+int imgbake_vips_jpegsave_sequential(VipsImage *in, int quality, void **buf, size_t *len);
 /// `palette` quantises to at most 256 colours (libimagequant) when it is non-zero; `effort` 1–10.
 /// Otherwise lossless, with adaptive row filters.
 int imgbake_vips_pngsave(VipsImage *in, int compression, int palette, int quality, int effort, int strip,

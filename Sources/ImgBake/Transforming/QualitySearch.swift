@@ -127,8 +127,17 @@ struct QualitySearch {
         }
     }
 
+    /// The encoding a try measures: the variant's own, but for JPEG the sequential coding of the same
+    /// coefficients (the pixels are what is measured, and progressive coding with optimised tables
+    /// changes only the bytes).
+    func trialFormat(quality: Int) -> EncodeFormat {
+        let format = spec.encodeFormat(quality: quality)
+        if case .jpeg(let q) = format { return .jpegSequential(quality: q) }
+        return format
+    }
+
     private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
-        let bytes = try sample.image.encoded(as: spec.encodeFormat(quality: quality))
+        let bytes = try sample.image.encoded(as: trialFormat(quality: quality))
         guard let ssim = try LumaPlane(decoding: ImageBuffer(bytes)).ssim(sample.reference) else {
             throw VipsError(message: "cannot measure SSIM (libwebp's WebPPlaneDistortion is missing)")
         }
