@@ -6,13 +6,13 @@ time are compared with the WebP's. Medians over the images.
 
     python3 Benchmarks/avif-effort.py [--efforts 0,1,2,4] [--images 6] [--corpus /tmp/imgcorpus]
 
-SSIM is Wang et al.'s on Rec. 601 luma (Gaussian windows of sigma 1.5), as in quality.py.
+SSIM is quality.py's: Wang et al.'s on Rec. 601 luma, Gaussian windows of sigma 1.5.
 """
 import argparse, os, statistics, time
 
-import numpy as np
 import pyvips
-from scipy.ndimage import gaussian_filter
+
+from quality import luma, ssim  # the same luma and SSIM as make bench's comparison
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--efforts", default="0,1,2,4")
@@ -20,23 +20,6 @@ ap.add_argument("--images", type=int, default=6)
 ap.add_argument("--corpus", default="/tmp/imgcorpus")
 ap.add_argument("--width", type=int, default=1200)
 a = ap.parse_args()
-
-
-def luma(img):
-    img = img.copy_memory()
-    if img.hasalpha():
-        img = img.flatten(background=[255] * (img.bands - 1))
-    arr = np.ndarray(buffer=img.write_to_memory(), dtype=np.uint8, shape=[img.height, img.width, img.bands]).astype(np.float64)
-    return arr[..., 0] if img.bands < 3 else 0.299 * arr[..., 0] + 0.587 * arr[..., 1] + 0.114 * arr[..., 2]
-
-
-def ssim(x, y):
-    g = lambda v: gaussian_filter(v, 1.5, truncate=3.5)
-    mx, my = g(x), g(y)
-    sxx, syy, sxy = g(x * x) - mx * mx, g(y * y) - my * my, g(x * y) - mx * my
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-    s = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
-    return float(s[5:-5, 5:-5].mean())
 
 
 def encode(img, fmt, q, effort):

@@ -177,6 +177,14 @@ extension CacheIndex {
         return states
     }
 
+    /// Whether a build of any root but `root` kept a copy of a page: asked once per build, so that a
+    /// site built for one output only does not look each page up.
+    func hasPageCopies(otherThan root: String) throws -> Bool {
+        try database.withLock { db in
+            try !db.query("SELECT 1 FROM pages WHERE root != ? AND blob IS NOT NULL LIMIT 1", [.text(root)]).isEmpty
+        }
+    }
+
     /// The states of the page at `path` in every root but `root` whose build kept a copy of it.
     func pageStatesWithCopies(path: String, otherThan root: String) throws -> [PageState] {
         let rows = try database.withLock { db in

@@ -17,6 +17,11 @@ struct SiteStateStore: Sendable {
     /// The page at `path` as builds of other outputs left it, each with the copy kept of it: what a
     /// build may write for this output without reading or rewriting anything, when the source, the
     /// settings and the images are the same.
+    /// Whether builds of other outputs kept any page (when none did, no page is looked up).
+    func anyBuiltElsewhere() -> Bool {
+        (try? cache.index.hasPageCopies(otherThan: root)) ?? false
+    }
+
     /// One indexed query, on the calling page's own task as `keptPage` reads are: a hop to the cache's
     /// I/O threads for each page of a large site cost more in thread wake-ups than the query itself.
     func builtElsewhere(path: String) -> [PageState] {

@@ -12,6 +12,8 @@ actor MissingImageFiles {
     private let files: ImageFiles
     private var outcomes: [String: Task<Result<Outcome, BuildError>, Never>] = [:]
     private var writable: [String: Bool] = [:]
+    /// The records `canWrite` found, for `writeAgain` to use rather than look up again.
+    private var records: [String: OutputRecord] = [:]
 
     init(run: BuildRun, files: ImageFiles) {
         self.run = run
@@ -28,7 +30,10 @@ actor MissingImageFiles {
                 continue
             }
             var can = FileStamp.of(folder + name) != nil
-            if !can, let record = await run.store.outputRecords(named: [name]).first { can = await run.services.cache.hasBlob(record.blob) }
+            if !can, let record = await run.store.outputRecords(named: [name]).first {
+                records[name] = record
+                can = await run.services.cache.hasBlob(record.blob)
+            }
             writable[name] = can
             guard can else { return false }
         }
@@ -43,14 +48,14 @@ actor MissingImageFiles {
                 return outcome
             }.get()
         }
-        let run = self.run, files = self.files
-        let task = Task { await Self.make(name, run, files) }
+        let run = self.run, files = self.files, record = records[name]
+        let task = Task { await Self.make(name, record, run, files) }
         outcomes[name] = task
         return try await task.value.get()
     }
 
-    private static func make(_ name: String, _ run: BuildRun, _ files: ImageFiles) async -> Result<Outcome, BuildError> {
-        guard let record = await run.store.outputRecords(named: [name]).first else {
+    private static func make(_ name: String, _ known: OutputRecord?, _ run: BuildRun, _ files: ImageFiles) async -> Result<Outcome, BuildError> {
+        guard let record = if let known { known } else { await run.store.outputRecords(named: [name]).first } else {
             return .success(.unavailable("this cache has no record of it; build the page again from its source"))
         }
         do throws(BuildError) {

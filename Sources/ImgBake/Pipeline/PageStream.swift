@@ -104,6 +104,9 @@ struct PageStream: Sendable {
     let missing: MissingImageFiles
     /// The images' originals, checked as pages need them (pages built for another output).
     let sources: SourceChecks
+    /// Whether a page may be written as a build for another output made it: the plan allows it and
+    /// such a build kept pages.
+    let reusesPages: Bool
     let rewriter: PageRewriter
     /// With `--out` and `output.originals = "referenced"`: the names of the site's image files, to see
     /// which a page mentions.
@@ -119,6 +122,7 @@ struct PageStream: Sendable {
         files = ImageFiles(cache: run.services.cache, directory: run.plan.imagesFolder)
         missing = MissingImageFiles(run: run, files: files)
         sources = SourceChecks(run: run)
+        reusesPages = run.plan.reusesPagesBuiltElsewhere && run.store.anyBuiltElsewhere()
         let cache = run.services.cache
         // Small files in a page's first screen are written into it (`output.inline_images`).
         rewriter = PageRewriter(output: config.output, images: config.images, renderer: run.plan.renderer) { variant in
@@ -209,7 +213,7 @@ struct PageStream: Sendable {
     /// same originals (fresh): written from the copy it kept, not scanned or rewritten; its image files
     /// come from the cache by name. (`--check` and reports read every page.)
     private func reuse(_ page: PageToBuild, _ loaded: LoadedPage) async -> PageDraft? {
-        guard plan.reusesPagesBuiltElsewhere, page.writable else { return nil }
+        guard reusesPages, page.writable else { return nil }
         for other in run.store.builtElsewhere(path: page.path)
         where other.fingerprint == plan.fingerprint && other.sourceHash == loaded.hash && other.complete && other.imagesKnown {
             guard let copy = other.kept, await sources.holds(other.keys, other.sources), await missing.canWrite(other.images),

@@ -39,23 +39,10 @@ enum BuiltInTemplates {
         return out + ((context["img"] as? String) ?? "") + "</picture>"
     }
 
-    /// Mustache's escaping of `{{value}}`: `<`, `>`, `&`, `"` and `'`, character by character.
+    /// Mustache's escaping of `{{value}}`: `<`, `>`, `&`, `"` and `'`, as `HTMLEntities.escapeAttribute`
+    /// writes them.
     private static func escape(_ value: Any?) -> String {
         guard let value else { return "" }
-        let text = value as? String ?? String(describing: value)
-        guard text.utf8.contains(where: { $0 == 0x3C || $0 == 0x3E || $0 == 0x26 || $0 == 0x22 || $0 == 0x27 }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        return HTMLEntities.escapeAttribute(value as? String ?? String(describing: value))
     }
 }

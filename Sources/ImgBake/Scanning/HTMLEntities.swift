@@ -93,8 +93,10 @@ package enum HTMLEntities {
 
     /// Escapes `&`, `<`, `>` and both quotes, so the result is safe in any quoted attribute value.
     static func escapeAttribute(_ text: String) -> String {
+        // Most values (file names, URLs, widths) have none of them: returned as they are.
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x22 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E }) else { return text }
         var out = ""
-        out.reserveCapacity(text.utf8.count)
+        out.reserveCapacity(text.utf8.count + 16)
         for c in text {
             switch c {
             case "&": out += "&amp;"
