@@ -14,16 +14,19 @@ struct SiteStateStore: Sendable {
         (try? await cache.run { [root] index, _ in try index.pageStates(root: root, withReferences: withReferences) }) ?? [:]
     }
 
-    /// The page at `path` as builds of other outputs left it, each with the copy kept of it: what a
-    /// build may write for this output without reading or rewriting anything, when the source, the
-    /// settings and the images are the same.
-    /// Whether builds of other outputs kept any page (when none did, no page is looked up).
+    /// Whether builds of other outputs kept any page (when none did, no page is looked up). In-place
+    /// builds count too, though `builtElsewhere` leaves their pages out: the state says which, not the
+    /// index.
     func anyBuiltElsewhere() -> Bool {
         (try? cache.index.hasPageCopies(otherThan: root)) ?? false
     }
 
-    /// One indexed query, on the calling page's own task as `keptPage` reads are: a hop to the cache's
-    /// I/O threads for each page of a large site cost more in thread wake-ups than the query itself.
+    /// The page at `path` as `--out` builds of other outputs left it, each with the copy kept of it:
+    /// what a build may write for this output without reading or rewriting anything, when the source,
+    /// the settings and the images are the same. (In place, the copy kept is the page's source, not
+    /// what was written.) One indexed query, on the calling page's own task as `keptPage` reads are: a
+    /// hop to the cache's I/O threads for each page of a large site cost more in thread wake-ups than
+    /// the query itself.
     func builtElsewhere(path: String) -> [PageState] {
         ((try? cache.index.pageStatesWithCopies(path: path, otherThan: root)) ?? []).filter { $0.output != nil }
     }
