@@ -17,14 +17,7 @@ import ImgBakeTestSupport
     }
 
     func check(_ arguments: [String]) async throws -> CommandResult {
-        // The stand-in was just written: a child another test forks meanwhile may still hold it open for
-        // writing, and running it then fails with ETXTBSY (exit 126) until that child has exec'd.
-        for _ in 0..<10 {
-            let result = try await run(["bash", "packaging/release-check.sh"] + arguments, in: Paths.root)
-            guard result.status == 126, result.stdout.contains("Text file busy") else { return result }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await run(["bash", "packaging/release-check.sh"] + arguments, in: Paths.root)
+        try await retryingWhileTextFileBusy { try await run(["bash", "packaging/release-check.sh"] + arguments, in: Paths.root) }
     }
 
     @Test func theTagTheBinaryTheChangelogAndTheActionAgree() async throws {

@@ -312,16 +312,10 @@ enum Unprivileged {
             try AtomicFile.write([UInt8](FileManager.default.contents(atPath: Paths.binary)!), to: binary, durable: false, mode: 0o755)
         }
         chmod(folder.path, 0o755)
-        var result: CommandResult
-        var attempts = 0
-        repeat {
-            if attempts > 0 { try await Task.sleep(for: .milliseconds(50)) }
-            attempts += 1
-            result = try await runProcess("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary] + arguments,
-                                          in: folder.path)
-        // Still: a child forked between the copy's open and its close holds it briefly (not imgbake's doing).
-        } while result.status == 126 && result.stderr.contains(String(cString: strerror(ETXTBSY))) && attempts < 20
-        return result
+        // Still: a child forked between the copy's open and its close holds it briefly.
+        return try await retryingWhileTextFileBusy {
+            try await runProcess("/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary] + arguments, in: folder.path)
+        }
     }
 
     /// Gives `paths` and everything under them to the unprivileged user.

@@ -82,6 +82,19 @@ package func run(_ arguments: [String], in directory: String, environment: [Stri
     try await runProcess("/usr/bin/env", arguments, in: directory, environment: environment, mergeStderr: true)
 }
 
+/// Runs `attempt` again (up to 20 times, 50 ms apart) while it fails with ETXTBSY (exit 126): a program
+/// a test has just written may still be held open for writing by a child another test forked before
+/// the write's descriptor was closed, until that child execs. Not the program's doing, nor imgbake's.
+package func retryingWhileTextFileBusy(_ attempt: () async throws -> CommandResult) async throws -> CommandResult {
+    let busy = String(cString: strerror(ETXTBSY))
+    var result = try await attempt()
+    for _ in 1..<20 where result.status == 126 && (result.stderr + result.stdout).contains(busy) {
+        try await Task.sleep(for: .milliseconds(50))
+        result = try await attempt()
+    }
+    return result
+}
+
 /// Waits without blocking a cooperative thread: the output is drained and the child reaped on threads
 /// of their own (blocking calls here starved other tests).
 package func runProcess(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String] = [:],
