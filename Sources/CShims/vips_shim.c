@@ -2,10 +2,12 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdint.h>
+#include <string.h>
 
-// libwebp's SSIM (see imgbake_plane_ssim), found once when libvips starts.
-typedef int (*imgbake_distortion_fn)(const uint8_t *, size_t, const uint8_t *, size_t, int, int, size_t, int, float *, float *);
-static imgbake_distortion_fn imgbake_webp_plane_distortion = NULL;
+// libwebp's decoder, looked up in the process (libvips loads it), as for its version: a link of
+// imgbake's own could name another libwebp than the one libvips encodes with.
+static uint8_t *(*imgbake_webp_decode_rgba)(const uint8_t *, size_t, int *, int *) = NULL;
+static void (*imgbake_webp_free)(void *) = NULL;
 
 static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
@@ -13,7 +15,9 @@ static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const 
 
 int imgbake_vips_start(const char *argv0, int threads) {
     if (VIPS_INIT(argv0) != 0) return -1;
-    imgbake_webp_plane_distortion = (imgbake_distortion_fn) dlsym(RTLD_DEFAULT, "WebPPlaneDistortion");
+    imgbake_webp_free = (void (*)(void *)) dlsym(RTLD_DEFAULT, "WebPFree");
+    if (imgbake_webp_free)
+        imgbake_webp_decode_rgba = (uint8_t *(*)(const uint8_t *, size_t, int *, int *)) dlsym(RTLD_DEFAULT, "WebPDecodeRGBA");
     // glibc raises the size from which an allocation gets pages of its own (given back when freed)
     // each time such a block is freed, up to 32 MiB, so decoded images' buffers soon stay in the heap
     // after they are done. Fixed at 1 MiB once images are decoded, the bench's cold peak is 239–249
@@ -190,16 +194,10 @@ int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, voi
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
 }
 
-int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height) {
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 1 || in->Bands > 4) {
-        vips_error("imgbake", "luma of a %d-band image of format %d", in->Bands, in->BandFmt);
-        return -1;
-    }
-    size_t size = 0;
-    unsigned char *pixels = vips_image_write_to_memory(in, &size);
-    if (!pixels) return -1;
-    int bands = in->Bands, alpha = bands == 2 || bands == 4;
-    size_t count = (size_t) in->Xsize * in->Ysize;
+// The luma of `count` pixels of `bands` 8-bit bands (Rec. 601 weights, rounded; alpha flattened onto
+// white), into a new plane.
+static unsigned char *imgbake_luma(const unsigned char *pixels, size_t count, int bands) {
+    int alpha = bands == 2 || bands == 4;
     unsigned char *plane = g_malloc(count ? count : 1);
     for (size_t i = 0; i < count; i++) {
         const unsigned char *p = pixels + i * bands;
@@ -211,14 +209,39 @@ int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int 
         }
         plane[i] = (unsigned char) VIPS_CLIP(0, VIPS_RINT(y), 255);
     }
+    return plane;
+}
+
+int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height) {
+    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 1 || in->Bands > 4) {
+        vips_error("imgbake", "luma of a %d-band image of format %d", in->Bands, in->BandFmt);
+        return -1;
+    }
+    size_t size = 0;
+    unsigned char *pixels = vips_image_write_to_memory(in, &size);
+    if (!pixels) return -1;
+    *out = imgbake_luma(pixels, (size_t) in->Xsize * in->Ysize, in->Bands);
     g_free(pixels);
-    *out = plane;
     *width = in->Xsize;
     *height = in->Ysize;
     return 0;
 }
 
 int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height) {
+    // A WebP try straight through libwebp: libvips' loader gives the same pixels (it asks libwebp for
+    // RGB or RGBA the same way), but for a sample of 65,536 pixels its set-up cost most of the
+    // decode's time: 3.3 ms a try, half of a WebP quality search.
+    const unsigned char *bytes = buf;
+    if (imgbake_webp_decode_rgba && len > 12 && !memcmp(bytes, "RIFF", 4) && !memcmp(bytes + 8, "WEBP", 4)) {
+        uint8_t *pixels = imgbake_webp_decode_rgba(buf, len, width, height);
+        if (!pixels) {
+            vips_error("imgbake", "libwebp cannot decode a %zu-byte WebP", len);
+            return -1;
+        }
+        *out = imgbake_luma(pixels, (size_t) *width * *height, 4);
+        imgbake_webp_free(pixels);
+        return 0;
+    }
     VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!image) return -1;
     int result = imgbake_vips_luma_plane(image, out, width, height);
@@ -249,11 +272,100 @@ done:
     return result;
 }
 
+// Mean SSIM of two 8-bit planes, as libwebp defines it (what `cwebp -print_ssim` reports and what
+// WebPPlaneDistortion computes): every pixel's 7 x 7 window, weighted 1 2 3 4 3 2 1 along each side
+// and clipped at the borders, its sums in integers, libwebp's constants, the pixels' values added up
+// in raster order in double and the total rounded to float. The same numbers, made faster: libwebp
+// adds up each of the 49 products of every window again (3.9 % of a cold bench build's CPU, most of
+// a quality search's); the weights are separable, so here each row's 7-wide weighted sums are made
+// once and each window is 7 of them (`QualitySearchTests` checks equality with libwebp's).
+enum { SSIM_RADIUS = 3, SSIM_SPAN = 2 * SSIM_RADIUS + 1, SSIM_MOMENTS = 5 };
+static const uint32_t imgbake_ssim_weight[SSIM_SPAN] = {1, 2, 3, 4, 3, 2, 1};
+
+static double imgbake_ssim_of(uint32_t xm, uint32_t ym, uint32_t xxm, uint32_t xym, uint32_t yym, uint32_t n) {
+    const uint32_t w2 = n * n, c1 = 20 * w2, c2 = 60 * w2, c3 = 8 * 8 * w2;
+    const uint64_t xmxm = (uint64_t) xm * xm, ymym = (uint64_t) ym * ym;
+    if (xmxm + ymym < c3) return 1.;  // too dark to weigh
+    const int64_t xmym = (int64_t) xm * ym;
+    const int64_t sxy = (int64_t) xym * n - xmym;
+    const uint64_t sxx = (uint64_t) xxm * n - xmxm, syy = (uint64_t) yym * n - ymym;
+    // Scaled down by 8 bits so that the products below fit in 64.
+    const uint64_t num = (2 * (uint64_t) (sxy < 0 ? 0 : sxy) + c2) >> 8, den = (sxx + syy + c2) >> 8;
+    const uint64_t fnum = (2 * xmym + c1) * num, fden = (xmxm + ymym + c1) * den;
+    return (double) fnum / fden;
+}
+
+// Row `y`'s horizontal sums: for each x, the weighted sums over x-3...x+3 (inside the row) of a, b,
+// a*a, a*b and b*b, stored as five runs of `width`; `values` is room for five runs more.
+static void imgbake_ssim_row(const unsigned char *a, const unsigned char *b, int width, uint32_t *out, uint32_t *values) {
+    for (int x = 0; x < width; x++) {
+        const uint32_t p = a[x], q = b[x];
+        values[x] = p;
+        values[width + x] = q;
+        values[2 * width + x] = p * p;
+        values[3 * width + x] = p * q;
+        values[4 * width + x] = q * q;
+    }
+    const int inner = width - SSIM_RADIUS;  // x in [RADIUS, inner) has its whole window in the row
+    for (int m = 0; m < SSIM_MOMENTS; m++) {
+        const uint32_t *v = values + (size_t) m * width;
+        uint32_t *o = out + (size_t) m * width;
+        for (int x = SSIM_RADIUS; x < inner; x++)
+            o[x] = v[x - 3] + 2 * v[x - 2] + 3 * v[x - 1] + 4 * v[x] + 3 * v[x + 1] + 2 * v[x + 2] + v[x + 3];
+        for (int x = 0; x < width; x++) {
+            if (x == SSIM_RADIUS && x < inner) x = inner;  // the inner run is done
+            uint32_t sum = 0;
+            for (int i = x - SSIM_RADIUS; i <= x + SSIM_RADIUS; i++)
+                if (i >= 0 && i < width) sum += imgbake_ssim_weight[SSIM_RADIUS + i - x] * v[i];
+            o[x] = sum;
+        }
+    }
+}
+
 int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out) {
-    imgbake_distortion_fn distortion = imgbake_webp_plane_distortion;
-    float sum = 0, logarithmic = 0;
-    // Type 1 is SSIM: `sum` is the SSIM of every pixel's window added up.
-    if (!distortion || !distortion(a, (size_t) width, b, (size_t) width, width, height, 1, 1, &sum, &logarithmic)) return -1;
-    *out = (double) sum / ((double) width * height);
+    if (width < 1 || height < 1) return -1;
+    // The last 7 rows' sums, row y at y % 7; one row's windows; each column's weight inside the row.
+    uint32_t *rows = g_try_malloc((size_t) SSIM_SPAN * SSIM_MOMENTS * width * sizeof(uint32_t));
+    uint32_t *window = g_try_malloc((size_t) 2 * SSIM_MOMENTS * width * sizeof(uint32_t));
+    uint32_t *across = g_try_malloc((size_t) width * sizeof(uint32_t));
+    if (!rows || !window || !across) { g_free(rows); g_free(window); g_free(across); return -1; }
+    for (int x = 0; x < width; x++) {
+        across[x] = 0;
+        for (int i = x - SSIM_RADIUS; i <= x + SSIM_RADIUS; i++)
+            if (i >= 0 && i < width) across[x] += imgbake_ssim_weight[SSIM_RADIUS + i - x];
+    }
+    double sum = 0.;
+    int made = 0;  // rows summed so far
+    for (int y = 0; y < height; y++) {
+        int top = y < SSIM_RADIUS ? 0 : y - SSIM_RADIUS, bottom = y + SSIM_RADIUS >= height ? height - 1 : y + SSIM_RADIUS;
+        for (; made <= bottom; made++)
+            imgbake_ssim_row(a + (size_t) made * width, b + (size_t) made * width, width,
+                             rows + (size_t) (made % SSIM_SPAN) * SSIM_MOMENTS * width, window + (size_t) SSIM_MOMENTS * width);
+        // The windows of row y: the weighted sums of those rows' sums.
+        const size_t run = (size_t) SSIM_MOMENTS * width;
+        uint32_t down = 0;
+        if (bottom - top == 2 * SSIM_RADIUS) {  // the whole window: one pass
+            const uint32_t *r[SSIM_SPAN];
+            for (int j = 0; j < SSIM_SPAN; j++) r[j] = rows + (size_t) ((top + j) % SSIM_SPAN) * run;
+            for (size_t k = 0; k < run; k++)
+                window[k] = r[0][k] + 2 * r[1][k] + 3 * r[2][k] + 4 * r[3][k] + 3 * r[4][k] + 2 * r[5][k] + r[6][k];
+            down = 16;
+        } else {
+            memset(window, 0, run * sizeof(uint32_t));
+            for (int j = top; j <= bottom; j++) {
+                const uint32_t w = imgbake_ssim_weight[SSIM_RADIUS + j - y];
+                const uint32_t *row = rows + (size_t) (j % SSIM_SPAN) * run;
+                down += w;
+                for (size_t k = 0; k < run; k++) window[k] += w * row[k];
+            }
+        }
+        for (int x = 0; x < width; x++)
+            sum += imgbake_ssim_of(window[x], window[width + x], window[2 * width + x], window[3 * width + x],
+                                   window[4 * width + x], across[x] * down);
+    }
+    g_free(rows);
+    g_free(across);
+    g_free(window);
+    *out = (double) (float) sum / ((double) width * height);
     return 0;
 }

@@ -9,9 +9,15 @@ public struct LumaPlane: Sendable, Equatable {
     public let width: Int
     public let height: Int
 
-    /// Mean SSIM of the two planes (1 when they are equal), from libwebp's implementation (7 × 7
-    /// windows, what `cwebp -print_ssim` reports); nil when the sizes differ or libwebp is not in the
-    /// process. Deterministic: integer window sums, added up row by row.
+    /// `samples` row by row, `width` to a row.
+    public init(samples: [UInt8], width: Int, height: Int) {
+        precondition(samples.count == width * height, "a \(width)x\(height) plane needs \(width * height) samples")
+        (self.samples, self.width, self.height) = (samples, width, height)
+    }
+
+    /// Mean SSIM of the two planes (1 when they are equal), as libwebp defines it (7 × 7 windows, what
+    /// `cwebp -print_ssim` reports, to the bit); nil when the sizes differ. Deterministic: integer
+    /// window sums, added up row by row.
     public func ssim(_ other: LumaPlane) -> Double? {
         guard width == other.width, height == other.height, width > 0, height > 0 else { return nil }
         var result = 0.0

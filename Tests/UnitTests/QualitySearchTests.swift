@@ -53,6 +53,53 @@ import ImgBakeTestSupport
         }
     }
 
+    /// The SSIM is libwebp's to the bit (its WebPPlaneDistortion, in the process with libvips): on
+    /// planes of every shape, those narrower or shorter than a window among them, dark ones (which
+    /// count as equal), noise against noise, and a picture against its encodes.
+    @Test func theSSIMIsLibwebpsToTheBit() throws {
+        try VipsRuntime.start()
+        typealias Distortion = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafePointer<UInt8>?, Int, Int32, Int32, Int, Int32,
+                                               UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?) -> Int32
+        let libwebp = unsafeBitCast(try #require(dlsym(nil, "WebPPlaneDistortion")), to: Distortion.self)
+        func theirs(_ a: LumaPlane, _ b: LumaPlane) -> Double {
+            var sum: Float = 0, logarithmic: Float = 0
+            #expect(libwebp(a.samples, a.width, b.samples, b.width, Int32(a.width), Int32(a.height), 1, 1, &sum, &logarithmic) == 1)
+            return Double(sum) / Double(a.width * a.height)
+        }
+        var random = SplitMix(state: 30)
+        var pairs: [(LumaPlane, LumaPlane)] = []
+        for (width, height) in [(1, 1), (1, 9), (9, 1), (3, 5), (6, 6), (7, 7), (8, 13), (64, 64), (257, 31), (1024, 64)] {
+            let a = (0..<width * height).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let near = a.map { UInt8(clamping: Int($0) + Int.random(in: -6...6, using: &random)) }
+            let dark = a.map { $0 / 40 }
+            let plane = { (samples: [UInt8]) in LumaPlane(samples: samples, width: width, height: height) }
+            pairs += [(plane(a), plane(near)), (plane(a), plane(a.shuffled(using: &random))), (plane(dark), plane(near.map { $0 / 40 }))]
+        }
+        let image = try Self.pixels("hubble.jpg", width: 333)
+        for quality in [10, 50, 90] {
+            let bytes = try image.encoded(as: Self.spec(width: 333).encodeFormat(quality: quality))
+            pairs.append((try LumaPlane(decoding: ImageBuffer(bytes)), try image.luma()))
+        }
+        for (a, b) in pairs {
+            #expect(a.ssim(b) == theirs(a, b), "\(a.width)x\(a.height)")
+        }
+    }
+
+    /// A WebP try is decoded by libwebp itself, not through libvips' loader: the same luma, to the
+    /// sample, with alpha and without, at odd sizes and every quality.
+    @Test(arguments: ["hubble.jpg", "astronaut-round.png"])
+    func aWebPTryDecodesAsLibvipsDecodesIt(image: String) throws {
+        for width in [97, 400] {
+            let pixels = try Self.pixels(image, width: width)
+            for quality in [5, 60, 100] {
+                let bytes = try pixels.encoded(as: Self.spec(width: width).encodeFormat(quality: quality))
+                let direct = try LumaPlane(decoding: ImageBuffer(bytes))
+                #expect(direct == (try VipsImage.open(ImageBuffer(bytes)).materialized().luma()), "\(image) \(width) q\(quality)")
+            }
+        }
+        #expect(try Self.pixels("astronaut-round.png", width: 97).hasAlpha)
+    }
+
     @Test func ssimIsOneForTheSamePixelsAndFallsWithTheQuality() throws {
         let image = try Self.pixels("hubble.jpg", width: 480)
         let plane = try image.luma()

@@ -97,9 +97,9 @@ int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **
 /// a sample of the whole picture for an encoder to be tried on. `in` must hold at least one tile per cell.
 int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, VipsImage **out);
 
-/// Mean SSIM of two 8-bit planes of `width` × `height` (rows `width` bytes apart), from libwebp's
-/// implementation (WebPPlaneDistortion: 7 × 7 windows, what cwebp -print_ssim reports). libwebp is
-/// looked up in the process (libvips loads it), as for its version. Returns -1 when it is not there.
+/// Mean SSIM of two 8-bit planes of `width` × `height` (rows `width` bytes apart), the value libwebp's
+/// WebPPlaneDistortion gives (7 × 7 windows, what cwebp -print_ssim reports). Returns -1 when memory
+/// for its sums cannot be had, or a side is 0.
 int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out);
 
 #endif

@@ -139,7 +139,7 @@ struct QualitySearch {
     private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
         let bytes = try sample.image.encoded(as: trialFormat(quality: quality))
         guard let ssim = try LumaPlane(decoding: ImageBuffer(bytes)).ssim(sample.reference) else {
-            throw VipsError(message: "cannot measure SSIM (libwebp's WebPPlaneDistortion is missing)")
+            throw VipsError(message: "cannot measure SSIM of a \(sample.reference.width)x\(sample.reference.height) sample")
         }
         return ssim
     }
