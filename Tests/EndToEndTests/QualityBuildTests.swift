@@ -105,6 +105,8 @@ import Vips
         one.page("index.html", "<img src=\"/img/hubble.jpg\" alt=\"The deep field\">")
         var config = one.configuration(origin: nil)
         config.images.quality = ImageSettings.Quality()
+        let report = one.folder.path + "/report.json"
+        config.reportPath = report
         _ = try await one.build(config)
         let page = try #require(one.output("index.html"))
         let webpSource = try #require(page.firstMatch(of: /<source type="image\/webp" srcset="([^"]+)"/)?.output.1)
@@ -126,5 +128,11 @@ import Vips
         }
         #expect(offered == better, "offered \(offered.sorted()), smaller or better at \(better.sorted())")
         #expect(offered.contains(480), "the 480 px WebP: \(made.filter { $0.spec.width == 480 }.map { "\($0.spec.format) \($0.bytes.count) B \($0.made)" })")
+
+        // The source stands for its two widest JPEG widths; the report lists that file once, as written.
+        #expect(made.filter { $0.spec.format == .jpeg && $0.made == .source }.count >= 2)
+        let listed = try JSONDecoder().decode(BuildReport.self, from: Data(contentsOf: URL(fileURLWithPath: report))).images.flatMap(\.files).map(\.name)
+        #expect(listed.count == Set(listed).count, "\(listed)")
+        #expect(Set(listed) == Set(try FileManager.default.contentsOfDirectory(atPath: one.out + "/_img")), "\(listed)")
     }
 }
