@@ -295,8 +295,16 @@ static double imgbake_ssim_of(uint32_t xm, uint32_t ym, uint32_t xxm, uint32_t x
     return (double) fnum / fden;
 }
 
-// Row `y`'s horizontal sums: for each x, the weighted sums over x-3...x+3 (inside the row) of a, b,
-// a*a, a*b and b*b, stored as five runs of `width`; `values` is room for five runs more.
+// The weighted sum of v[i] over the window around x that lies inside [0, n) (v NULL: of the weights).
+static uint32_t imgbake_ssim_clipped(const uint32_t *v, int n, int x) {
+    uint32_t sum = 0;
+    for (int i = x < SSIM_RADIUS ? 0 : x - SSIM_RADIUS; i <= x + SSIM_RADIUS && i < n; i++)
+        sum += imgbake_ssim_weight[SSIM_RADIUS + i - x] * (v ? v[i] : 1);
+    return sum;
+}
+
+// One row's horizontal sums: for each x, the weighted sums over its window of a, b, a*a, a*b and b*b,
+// as five runs of `width` in `out`; `values` is room for five runs more.
 static void imgbake_ssim_row(const unsigned char *a, const unsigned char *b, int width, uint32_t *out, uint32_t *values) {
     for (int x = 0; x < width; x++) {
         const uint32_t p = a[x], q = b[x];
@@ -306,66 +314,59 @@ static void imgbake_ssim_row(const unsigned char *a, const unsigned char *b, int
         values[3 * width + x] = p * q;
         values[4 * width + x] = q * q;
     }
-    const int inner = width - SSIM_RADIUS;  // x in [RADIUS, inner) has its whole window in the row
+    // x in [inner_from, inner_to) has its whole window in the row; the rest are clipped.
+    const int inner_from = SSIM_RADIUS < width ? SSIM_RADIUS : width;
+    const int inner_to = width - SSIM_RADIUS > inner_from ? width - SSIM_RADIUS : inner_from;
     for (int m = 0; m < SSIM_MOMENTS; m++) {
         const uint32_t *v = values + (size_t) m * width;
         uint32_t *o = out + (size_t) m * width;
-        for (int x = SSIM_RADIUS; x < inner; x++)
+        for (int x = 0; x < inner_from; x++) o[x] = imgbake_ssim_clipped(v, width, x);
+        for (int x = inner_from; x < inner_to; x++)
             o[x] = v[x - 3] + 2 * v[x - 2] + 3 * v[x - 1] + 4 * v[x] + 3 * v[x + 1] + 2 * v[x + 2] + v[x + 3];
-        for (int x = 0; x < width; x++) {
-            if (x == SSIM_RADIUS && x < inner) x = inner;  // the inner run is done
-            uint32_t sum = 0;
-            for (int i = x - SSIM_RADIUS; i <= x + SSIM_RADIUS; i++)
-                if (i >= 0 && i < width) sum += imgbake_ssim_weight[SSIM_RADIUS + i - x] * v[i];
-            o[x] = sum;
-        }
+        for (int x = inner_to; x < width; x++) o[x] = imgbake_ssim_clipped(v, width, x);
     }
 }
 
 int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out) {
     if (width < 1 || height < 1) return -1;
-    // The last 7 rows' sums, row y at y % 7; one row's windows; each column's weight inside the row.
-    uint32_t *rows = g_try_malloc((size_t) SSIM_SPAN * SSIM_MOMENTS * width * sizeof(uint32_t));
-    uint32_t *window = g_try_malloc((size_t) 2 * SSIM_MOMENTS * width * sizeof(uint32_t));
+    const size_t run = (size_t) SSIM_MOMENTS * width;
+    // The last 7 rows' sums (row y at y % 7), one row's windows, room for a row's values, and each
+    // column's weight across (16 where the window is whole).
+    uint32_t *rows = g_try_malloc(SSIM_SPAN * run * sizeof(uint32_t));
+    uint32_t *window = g_try_malloc(run * sizeof(uint32_t));
+    uint32_t *values = g_try_malloc(run * sizeof(uint32_t));
     uint32_t *across = g_try_malloc((size_t) width * sizeof(uint32_t));
-    if (!rows || !window || !across) { g_free(rows); g_free(window); g_free(across); return -1; }
-    for (int x = 0; x < width; x++) {
-        across[x] = 0;
-        for (int i = x - SSIM_RADIUS; i <= x + SSIM_RADIUS; i++)
-            if (i >= 0 && i < width) across[x] += imgbake_ssim_weight[SSIM_RADIUS + i - x];
-    }
+    if (!rows || !window || !values || !across) { g_free(rows); g_free(window); g_free(values); g_free(across); return -1; }
+    for (int x = 0; x < width; x++) across[x] = imgbake_ssim_clipped(NULL, width, x);
     double sum = 0.;
     int made = 0;  // rows summed so far
     for (int y = 0; y < height; y++) {
-        int top = y < SSIM_RADIUS ? 0 : y - SSIM_RADIUS, bottom = y + SSIM_RADIUS >= height ? height - 1 : y + SSIM_RADIUS;
+        const int top = y < SSIM_RADIUS ? 0 : y - SSIM_RADIUS, bottom = y + SSIM_RADIUS >= height ? height - 1 : y + SSIM_RADIUS;
         for (; made <= bottom; made++)
-            imgbake_ssim_row(a + (size_t) made * width, b + (size_t) made * width, width,
-                             rows + (size_t) (made % SSIM_SPAN) * SSIM_MOMENTS * width, window + (size_t) SSIM_MOMENTS * width);
+            imgbake_ssim_row(a + (size_t) made * width, b + (size_t) made * width, width, rows + (size_t) (made % SSIM_SPAN) * run, values);
         // The windows of row y: the weighted sums of those rows' sums.
-        const size_t run = (size_t) SSIM_MOMENTS * width;
-        uint32_t down = 0;
         if (bottom - top == 2 * SSIM_RADIUS) {  // the whole window: one pass
             const uint32_t *r[SSIM_SPAN];
             for (int j = 0; j < SSIM_SPAN; j++) r[j] = rows + (size_t) ((top + j) % SSIM_SPAN) * run;
             for (size_t k = 0; k < run; k++)
                 window[k] = r[0][k] + 2 * r[1][k] + 3 * r[2][k] + 4 * r[3][k] + 3 * r[4][k] + 2 * r[5][k] + r[6][k];
-            down = 16;
         } else {
             memset(window, 0, run * sizeof(uint32_t));
             for (int j = top; j <= bottom; j++) {
-                const uint32_t w = imgbake_ssim_weight[SSIM_RADIUS + j - y];
-                const uint32_t *row = rows + (size_t) (j % SSIM_SPAN) * run;
-                down += w;
+                const uint32_t w = imgbake_ssim_weight[SSIM_RADIUS + j - y], *row = rows + (size_t) (j % SSIM_SPAN) * run;
                 for (size_t k = 0; k < run; k++) window[k] += w * row[k];
             }
         }
+        // A window's weight is the product of its weights across and down.
+        const uint32_t down = imgbake_ssim_clipped(NULL, height, y);
         for (int x = 0; x < width; x++)
             sum += imgbake_ssim_of(window[x], window[width + x], window[2 * width + x], window[3 * width + x],
                                    window[4 * width + x], across[x] * down);
     }
     g_free(rows);
-    g_free(across);
     g_free(window);
+    g_free(values);
+    g_free(across);
     *out = (double) (float) sum / ((double) width * height);
     return 0;
 }

@@ -170,14 +170,10 @@ struct ReportBuilder {
                 image.height = resolved.source.height
                 image.bytesBefore = resolved.originalBytes
                 image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormat)?.bytes
-                // One entry per file: where the source's own bytes stand for two widths (a re-encode
-                // larger than the source at both), both variants are the one file.
-                var named: Set<String> = []
-                image.files = resolved.variants.compactMap {
-                    let name = naming.fileName($0, of: resolved)
-                    guard named.insert(name).inserted else { return nil }
-                    return BuildReport.File(name: name, format: $0.format.rawValue, width: $0.width, height: $0.height,
-                                            bytes: $0.bytes, quality: $0.made.quality, score: $0.made.score?.value)
+                image.files = resolved.variants.onePerFile.map {
+                    BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
+                                     width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality,
+                                     score: $0.made.score?.value)
                 }
                 report.totals.bytesBefore += resolved.originalBytes
                 report.totals.bytesAfter += image.bytesAfter ?? 0

@@ -94,6 +94,13 @@ extension [StoredVariant] {
         filter { $0.format == format }.sorted { $0.width < $1.width }
     }
 
+    /// The variants in their order, each file once: the source's own bytes may stand for several
+    /// widths (a re-encode larger than the source at each), and those variants are one file.
+    var onePerFile: [StoredVariant] {
+        var seen = Set<BlobID>()
+        return filter { seen.insert($0.blob).inserted }
+    }
+
     /// Formats present, in the order the variants are (best first).
     var formats: [ImageFormat] {
         var seen: [ImageFormat] = []

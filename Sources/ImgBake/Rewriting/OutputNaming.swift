@@ -34,8 +34,7 @@ public struct OutputNaming: Sendable {
     /// `url 480w, url 960w` for the variants of one format; a file that stands for several widths
     /// (the source's own bytes) once, at its own width.
     public func srcset(_ variants: [StoredVariant], of image: ResolvedImage) -> String {
-        var seen = Set<BlobID>()
-        return variants.filter { seen.insert($0.blob).inserted }.map { "\(url($0, of: image)) \($0.width)w" }.joined(separator: ", ")
+        variants.onePerFile.map { "\(url($0, of: image)) \($0.width)w" }.joined(separator: ", ")
     }
 }
 
