@@ -22,7 +22,7 @@ extension BuildRun {
         // mentions is kept with its state (the pages are not read again to find out).
         let siteImages = !plan.inPlace && plan.configuration.output.originals == .referenced
             ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
-        let stream = PageStream(run: self, demand: demand, siteImageNames: siteImages)
+        let stream = PageStream(run: self, demand: demand, siteImageNames: siteImages, checked: triage.sources)
         let pages = triage.toBuild
         var failure: BuildError?
         var outputs: [OutputRecord] = []
@@ -114,14 +114,14 @@ struct PageStream: Sendable {
 
     var plan: BuildPlan { run.plan }
 
-    init(run: BuildRun, demand: ImageDemand, siteImageNames: Set<String>) {
+    init(run: BuildRun, demand: ImageDemand, siteImageNames: Set<String>, checked: SourceCheck) {
         self.run = run
         self.demand = demand
         self.siteImageNames = siteImageNames
         let config = run.plan.configuration
         files = ImageFiles(cache: run.services.cache, directory: run.plan.imagesFolder)
         missing = MissingImageFiles(run: run, files: files)
-        sources = SourceChecks(run: run)
+        sources = SourceChecks(run: run, checked: checked)
         reusesPages = run.plan.reusesPagesBuiltElsewhere && run.store.anyBuiltElsewhere()
         let cache = run.services.cache
         // Small files in a page's first screen are written into it (`output.inline_images`).

@@ -40,6 +40,8 @@ struct PageTriage: Sendable {
     var restoration = ImageFilesWritten()
     /// When the site's seal held: every page, left alone without even reading its state.
     var sealed: Int? = nil
+    /// The originals the triage looked up: the stream's checks start from them (each key once a build).
+    var sources = SourceCheck()
 
     var unchangedCount: Int { unchanged.count + (sealed ?? 0) }
 }
@@ -91,6 +93,7 @@ extension BuildRun {
     /// the pages rewritten with what comes back.
     private func checkSources(of candidates: [Candidate], into triage: inout PageTriage) async {
         let sources = await SourceCheck.of(Set(candidates.flatMap(\.state.keys)), self)
+        triage.sources = sources
         for candidate in candidates {
             let state = candidate.state, holds = sources.holds(state.keys, state.sources)
             switch candidate.verdict {
@@ -199,9 +202,10 @@ struct SourceCheck: Sendable {
 /// `SourceCheck` for the pages of a stream, keys looked up as pages need them, each once per build.
 actor SourceChecks {
     private let run: BuildRun
-    private var check = SourceCheck()
+    private var check: SourceCheck
 
-    init(run: BuildRun) { self.run = run }
+    /// `checked`: what the triage already looked up.
+    init(run: BuildRun, checked: SourceCheck) { (self.run, check) = (run, checked) }
 
     func holds(_ keys: [OriginalKey], _ digest: SourceDigest) async -> Bool {
         let missing = Set(keys).subtracting(check.checked)
