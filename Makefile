@@ -7,7 +7,10 @@ SWIFT ?= swift
 export IMGBAKE_BUILD_STATE := $(shell git -C "$(CURDIR)" rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo unknown; exit; }; \
   [ -z "$$(git -C "$(CURDIR)" status --porcelain 2>/dev/null)" ] && echo clean || echo dirty)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBS := pkg-config libvips-dev libcurl4-openssl-dev libgumbo-dev libcmark-gfm-dev \
+# The image stack (packaging/stack/stack.sh): libvips from PyPI's pyvips-binary wheel (pip), libcurl
+# and nghttp2 built from Debian's sources (dpkg-dev unpacks them, cmake builds nghttp2), the static
+# archives and headers of the -dev packages below. libwebp-dev: the unit tests' reference SSIM only.
+DEBS := pkg-config dpkg-dev cmake zlib1g-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
         strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck valgrind
@@ -24,9 +27,9 @@ MKDOCS := mkdocs-material>=9,<10
 CHECK_JSONSCHEMA := check-jsonschema>=0.29,<1
 
 # What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
-# mmdebstrap for the clean Debian root, jq for the GitHub Action's summary, python3-yaml to read
+# patchelf (the shipped binary's run path), mmdebstrap for the clean Debian roots, jq for the GitHub Action's summary, python3-yaml to read
 # action.yml, zsh and fish to check their completion scripts.
-DIST_DEBS := dpkg-dev lintian mmdebstrap jq python3-yaml zsh fish
+DIST_DEBS := dpkg-dev lintian patchelf mmdebstrap jq python3-yaml zsh fish
 
 # The tests' temporary folders (sites, caches, outputs: hundreds of thousands of files made and deleted
 # per run) go on a tmpfs when /dev/shm is one with 4 GB free, in a folder of the run's own removed
@@ -40,7 +43,10 @@ TEST_TMPROOT := $(shell d=/dev/shm; \
 # open to all like /tmp, since the write-error tests run imgbake as `nobody`.
 WITH_TEST_TMPDIR = t=$$(mktemp -d $(TEST_TMPROOT)/imgbake-tests.XXXXXX) && trap 'rm -rf "$$t"' EXIT INT TERM && chmod 1777 "$$t" && TMPDIR="$$t/" $(1)
 
-.PHONY: all deps dist-deps build release dist dist-check demo docs test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
+# Every Swift build here finds the stack through its pkg-config file (Package.swift: imgbake-stack).
+export PKG_CONFIG_PATH := $(CURDIR)/.build/stack/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+
+.PHONY: all deps dist-deps stack build release dist dist-check demo docs test check bench bench-scale vitals stress fuzz fuzz-long sanitize clean
 all: build
 
 deps:
@@ -51,7 +57,12 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build: deps
+# .build/stack: the libraries imgbake links and ships, made once per pin set (about a minute) and kept
+# under ~/.cache/imgbake-stack (docs/stack.md).
+stack: deps
+	bash packaging/stack/stack.sh
+
+build: stack
 	$(SWIFT) build --product imgbake
 
 # The Swift runtime and Foundation linked in: the binary runs where no Swift toolchain is installed
@@ -59,7 +70,7 @@ build: deps
 # lookups through libswiftCore and Foundation at start-up), a tenth of a no-op rebuild. Without the
 # $ORIGIN run path SwiftPM adds for libraries beside an executable: this one has none, and a package's
 # binary must not look for libraries in /usr/bin.
-release: deps
+release: stack
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product imgbake
 
 dist-deps:
@@ -106,7 +117,7 @@ docs: build
 # Every test, then the cost guard: the instructions of a cold build of a small fixed site under
 # valgrind, which fails past 5 % above Benchmarks/cost-baseline.json (Benchmarks/cost.py; a baseline
 # is updated on purpose, with `python3 Benchmarks/cost.py --update`, in a commit that says why).
-test: deps
+test: stack
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	@python3 -c 'import moto.server, boto3' 2>/dev/null || python3 -m pip install -q '$(MOTO)' \
 	  || python3 -m pip install -q --break-system-packages '$(MOTO)'
@@ -124,7 +135,7 @@ test: deps
 
 # The contributor's loop: the unit tests only (no loopback servers, no child processes; every part on
 # real images and real libraries), after an incremental build. Under a minute; `make test` before a commit.
-check:
+check: stack
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,$(SWIFT) test --skip-build --filter ImgBakeUnitTests)
 
@@ -156,27 +167,27 @@ vitals: release
 # deleted by a generated sequence of edits and builds; kills at every stage of a build): `make test`
 # runs 6 of each (the kills in each of two chains), this 300 generated sequences and 80 SIGKILLs (40
 # in each chain).
-stress: deps
+stress: stack
 	$(SWIFT) build --build-tests
 	$(call WITH_TEST_TMPDIR,IMGBAKE_STRESS_SEQUENCES=300 IMGBAKE_STRESS_HISTORIES=60 IMGBAKE_STRESS_KILLS=40 $(SWIFT) test --skip-build --filter 'BuildSequenceTests|InPlaceHistoryTests|CrashSafetyTests')
 
 # Each libFuzzer target for FUZZ_SECONDS (default 60) under AddressSanitizer; docs/FUZZING.md.
 FUZZ_SECONDS ?= 60
-fuzz: deps
+fuzz: stack
 	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_SECONDS) sh Tests/Fuzz/fuzz.sh
 
 # Deep fuzzing: every target for FUZZ_LONG_SECONDS (default 20 minutes; set it higher to go further),
 # FUZZ_JOBS at once, then each corpus minimised back into Tests/Fuzz/<name>/corpus (commit it).
 FUZZ_LONG_SECONDS ?= 1200
 FUZZ_JOBS ?= 1
-fuzz-long: deps
+fuzz-long: stack
 	SWIFT=$(SWIFT) FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_MINIMISE=1 sh Tests/Fuzz/fuzz.sh
 
 # The test suite under AddressSanitizer (with LeakSanitizer), then ThreadSanitizer, each in its own
 # scratch path; the imgbake binaries the tests start are built the same way. Options and suppressions,
 # each with its reason: Tests/Sanitizers (docs/FUZZING.md).
 SANITIZERS := $(CURDIR)/Tests/Sanitizers
-sanitize: deps
+sanitize: stack
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	IMGBAKE_SANITIZER=address SWIFT_BACKTRACE=enable=no \

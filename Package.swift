@@ -15,6 +15,18 @@ import PackageDescription
 // tree itself.
 let buildState = ProcessInfo.processInfo.environment["IMGBAKE_BUILD_STATE"]
 
+// How imgbake's executables link: they find the stack's libvips beside themselves in every artefact
+// (bin/imgbake and lib/imgbake/libvips-*.so.42, in the tarball, the .deb and the wheel alike), else in
+// .build/stack for the binaries built here (packaging/dist.sh takes that second path out of what it
+// ships); and Foundation's references to hypot, hypotf and condition_variable::wait go to CShims'
+// wrappers, which keep the floor at glibc 2.34 and GCC 11's libstdc++ (Sources/CShims/system_shim.c).
+let executableLinking: [LinkerSetting] = [.unsafeFlags([
+    "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/imgbake",
+    "-Xlinker", "-rpath", "-Xlinker", Context.packageDirectory + "/.build/stack/lib",
+    "-Xlinker", "--wrap=hypot", "-Xlinker", "--wrap=hypotf",
+    "-Xlinker", "--wrap=_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE",
+])]
+
 let package = Package(
     name: "imgbake",
     platforms: [.macOS(.v15)],
@@ -29,17 +41,21 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
-        // C libraries, found through pkg-config; `providers` tells SwiftPM which Debian package to suggest.
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CGumbo", pkgConfig: "gumbo", providers: [.apt(["libgumbo-dev"])]),
-        .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
+        // C libraries: the image stack (packaging/stack/stack.sh, docs/stack.md), in .build/stack, which
+        // `make stack` makes and imgbake-stack.pc describes (the Makefile puts it on PKG_CONFIG_PATH).
+        // libvips is the stack's shared library, its interface declared in Sources/CVips; the others are
+        // linked in from one static archive, libimgbake-stack.a, with the headers of the Debian packages
+        // whose archives it holds (curl's and nghttp2's are the stack's own).
+        .systemLibrary(name: "CVips", pkgConfig: "imgbake-stack"),
+        .systemLibrary(name: "CCurl", pkgConfig: "imgbake-stack"),
+        .systemLibrary(name: "CGumbo", pkgConfig: "imgbake-stack", providers: [.apt(["libgumbo-dev"])]),
+        .systemLibrary(name: "CCmarkGFM", pkgConfig: "imgbake-stack",
                        providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
-        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // SHA-256 (blob ids, variant keys) from OpenSSL's libcrypto, already there wherever libcurl uses
-        // OpenSSL; swift-crypto would compile BoringSSL (363 C files) for two hash calls.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "imgbake-stack", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "imgbake-stack", providers: [.apt(["libsqlite3-dev"])]),
+        // SHA-256 (blob ids, variant keys) from OpenSSL's libcrypto, which the stack's libcurl links
+        // anyway; swift-crypto would compile BoringSSL (363 C files) for two hash calls.
+        .systemLibrary(name: "CCrypto", pkgConfig: "imgbake-stack", providers: [.apt(["libssl-dev"])]),
         .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
 
         // How this binary was built (see buildState above).
@@ -49,9 +65,9 @@ let package = Package(
         .target(name: "Locking"),
         .target(name: "Vips", dependencies: ["CVips", "CShims", "Locking"]),
         .target(name: "Curl", dependencies: ["CCurl", "CShims", "Locking"]),
-        .target(name: "Gumbo", dependencies: ["CGumbo"]),
+        .target(name: "Gumbo", dependencies: ["CGumbo", "CShims"]),
         .target(name: "CommonMark", dependencies: ["CCmarkGFM", "Locking"]),
-        .target(name: "Exif", dependencies: ["CExif"]),
+        .target(name: "Exif", dependencies: ["CExif", "CShims"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "CShims"]),
         .target(name: "Digest", dependencies: ["CCrypto"]),
 
@@ -69,22 +85,23 @@ let package = Package(
         ]),
         // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [
-            "ImgBake", "Vips", "Curl", "SQLite",
+            "ImgBake", "Vips", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], linkerSettings: executableLinking),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,
         // real builds, the real binary), sharing a support library.
         .target(name: "ImgBakeTestSupport", dependencies: ["ImgBake", "CShims", "Locking", "Vips"], path: "Tests/TestSupport"),
         // The properties the fuzz targets check (Tests/Fuzz): beside the fuzz programs, out of the library;
         // the unit tests replay the committed corpus through them (FuzzSeedTests).
         .target(name: "FuzzProperties", dependencies: ["ImgBake"], path: "Tests/Fuzz/Properties"),
+        .systemLibrary(name: "CWebPOracle", path: "Tests/CWebPOracle", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .testTarget(name: "ImgBakeUnitTests",
-                    dependencies: ["ImgBake", "ImgBakeTestSupport", "FuzzProperties", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
+                    dependencies: ["ImgBake", "ImgBakeTestSupport", "FuzzProperties", "CWebPOracle", "Vips", "Gumbo", "CommonMark", "Exif", "Digest", "Curl",
                                    .product(name: "Yams", package: "Yams")],
-                    path: "Tests/UnitTests"),
+                    path: "Tests/UnitTests", linkerSettings: executableLinking),
         .testTarget(name: "ImgBakeEndToEndTests",
                     dependencies: ["ImgBake", "ImgBakeTestSupport", "Vips", "Exif"],
-                    path: "Tests/EndToEndTests"),
+                    path: "Tests/EndToEndTests", linkerSettings: executableLinking),
     ]
 )
 
@@ -101,6 +118,6 @@ if ProcessInfo.processInfo.environment["IMGBAKE_FUZZ"] != nil {
     ]
     for name in ["srcset", "markdown-destination", "toml", "html-rewrite", "markdown-rewrite", "remote-pack"] {
         package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver"], path: "Tests/Fuzz/\(name)",
-                                                 exclude: ["corpus", "tokens.dict"]))
+                                                 exclude: ["corpus", "tokens.dict"], linkerSettings: executableLinking))
     }
 }

@@ -1,23 +1,19 @@
 #include "vips_shim.h"
-#include <dlfcn.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-// libwebp's decoder, looked up in the process (libvips loads it), as for its version: a link of
-// imgbake's own could name another libwebp than the one libvips encodes with.
-static uint8_t *(*imgbake_webp_decode_rgba)(const uint8_t *, size_t, int *, int *) = NULL;
-static void (*imgbake_webp_free)(void *) = NULL;
-
+#define IMGBAKE_CLIP(lo, v, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 static void imgbake_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;
 }
-
 int imgbake_vips_start(const char *argv0, int threads) {
-    if (VIPS_INIT(argv0) != 0) return -1;
-    imgbake_webp_free = (void (*)(void *)) dlsym(RTLD_DEFAULT, "WebPFree");
-    if (imgbake_webp_free)
-        imgbake_webp_decode_rgba = (uint8_t *(*)(const uint8_t *, size_t, int *, int *)) dlsym(RTLD_DEFAULT, "WebPDecodeRGBA");
+    // What VIPS_INIT checks, and the oldest libvips whose options imgbake passes (CVips.h declares 8's ABI).
+    if (vips_version(0) != 8 || vips_version(1) < 16) {
+        vips_error("imgbake", "libvips %s is not 8.16 or later", vips_version_string());
+        return -1;
+    }
+    if (vips_init(argv0) != 0) return -1;
     // glibc raises the size from which an allocation gets pages of its own (given back when freed)
     // each time such a block is freed, up to 32 MiB, so decoded images' buffers soon stay in the heap
     // after they are done. Fixed at 1 MiB once images are decoded, the bench's cold peak is 239–249
@@ -47,12 +43,6 @@ int imgbake_vips_black(int width, int height, int bands, VipsImage **out) {
     return result;
 }
 
-int imgbake_webp_encoder_version(void) {
-    // Looked up rather than linked: imgbake never calls libwebp itself, and a link of its own could
-    // name a different libwebp than the one libvips encodes with.
-    int (*version)(void) = (int (*)(void)) dlsym(RTLD_DEFAULT, "WebPGetEncoderVersion");
-    return version ? version() : -1;
-}
 
 int imgbake_vips_open_buffer(const void *buf, size_t len, int all_pages, VipsImage **out) {
     *out = vips_image_new_from_buffer(buf, len, all_pages ? "n=-1" : "",
@@ -94,18 +84,18 @@ int imgbake_vips_autorot(VipsImage *in, VipsImage **out) {
 }
 
 int imgbake_vips_resize_exact(VipsImage *in, int width, int height, int premultiply, VipsImage **out) {
-    double scale = (double) width / in->Xsize, vscale = (double) height / in->Ysize;
+    double scale = (double) width / vips_image_get_width(in), vscale = (double) height / vips_image_get_height(in);
     if (!premultiply || !vips_image_hasalpha(in))
         return vips_resize(in, out, scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
     VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
+    VipsImage **t = (VipsImage **) vips_object_local_array((VipsObject *) context, 5);
     int result = -1;
     if (vips_premultiply(in, &t[0], NULL) ||
         vips_resize(t[0], &t[1], scale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL) ||
         vips_unpremultiply(t[1], &t[2], NULL) ||
         vips_round(t[2], &t[3], VIPS_OPERATION_ROUND_RINT, NULL) ||
-        vips_cast(t[3], &t[4], in->BandFmt, NULL) ||
-        vips_copy(t[4], out, "interpretation", in->Type, NULL)) goto done;
+        vips_cast(t[3], &t[4], vips_image_get_format(in), NULL) ||
+        vips_copy(t[4], out, "interpretation", vips_image_get_interpretation(in), NULL)) goto done;
     result = 0;
 done:
     g_object_unref(context);
@@ -130,16 +120,16 @@ int imgbake_vips_crop(VipsImage *in, int left, int top, int width, int height, V
 }
 
 int imgbake_vips_tidy_alpha(VipsImage *in, VipsImage **out) {
-    if (!vips_image_hasalpha(in) || in->BandFmt != VIPS_FORMAT_UCHAR) {
+    if (!vips_image_hasalpha(in) || vips_image_get_format(in) != VIPS_FORMAT_UCHAR) {
         g_object_ref(in);
         *out = in;
         return 0;
     }
     VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
+    VipsImage **t = (VipsImage **) vips_object_local_array((VipsObject *) context, 5);
     int result = -1;
     double lowest;
-    int colours = in->Bands - 1;
+    int colours = vips_image_get_bands(in) - 1;
     if (vips_extract_band(in, &t[0], colours, NULL) || vips_min(t[0], &lowest, NULL)) goto done;
     if (lowest >= 255) {
         result = vips_extract_band(in, out, 0, "n", colours, NULL);
@@ -147,10 +137,10 @@ int imgbake_vips_tidy_alpha(VipsImage *in, VipsImage **out) {
     }
     // Where alpha is 0, take a black (all-zero) pixel; elsewhere the image.
     if (vips_equal_const1(t[0], &t[1], 0.0, NULL) ||
-        vips_black(&t[2], in->Xsize, in->Ysize, "bands", in->Bands, NULL) ||
+        vips_black(&t[2], vips_image_get_width(in), vips_image_get_height(in), "bands", vips_image_get_bands(in), NULL) ||
         vips_cast(t[2], &t[3], VIPS_FORMAT_UCHAR, NULL) ||
         vips_ifthenelse(t[1], t[3], in, &t[4], NULL) ||
-        vips_copy(t[4], out, "interpretation", in->Type, NULL)) goto done;
+        vips_copy(t[4], out, "interpretation", vips_image_get_interpretation(in), NULL)) goto done;
     result = 0;
 done:
     g_object_unref(context);
@@ -207,62 +197,48 @@ static unsigned char *imgbake_luma(const unsigned char *pixels, size_t count, in
             double a = p[bands - 1] / 255.0;
             y = y * a + 255.0 * (1.0 - a);
         }
-        plane[i] = (unsigned char) VIPS_CLIP(0, VIPS_RINT(y), 255);
+        plane[i] = (unsigned char) IMGBAKE_CLIP(0, rint(y), 255);
     }
     return plane;
 }
 
 int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height) {
-    if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 1 || in->Bands > 4) {
-        vips_error("imgbake", "luma of a %d-band image of format %d", in->Bands, in->BandFmt);
+    const int bands = vips_image_get_bands(in), width_ = vips_image_get_width(in), height_ = vips_image_get_height(in);
+    if (vips_image_get_format(in) != VIPS_FORMAT_UCHAR || bands < 1 || bands > 4) {
+        vips_error("imgbake", "luma of a %d-band image of format %d", bands, vips_image_get_format(in));
         return -1;
     }
     size_t size = 0;
     unsigned char *pixels = vips_image_write_to_memory(in, &size);
     if (!pixels) return -1;
-    *out = imgbake_luma(pixels, (size_t) in->Xsize * in->Ysize, in->Bands);
+    *out = imgbake_luma(pixels, (size_t) width_ * height_, bands);
     g_free(pixels);
-    *width = in->Xsize;
-    *height = in->Ysize;
+    *width = width_;
+    *height = height_;
     return 0;
 }
 
 int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height) {
-    // A WebP try straight through libwebp: libvips' loader gives the same pixels (it asks libwebp for
-    // RGB or RGBA the same way), but for a sample of 65,536 pixels its set-up cost most of the
-    // decode's time: 3.3 ms a try, half of a WebP quality search.
-    const unsigned char *bytes = buf;
-    if (imgbake_webp_decode_rgba && len > 12 && !memcmp(bytes, "RIFF", 4) && !memcmp(bytes + 8, "WEBP", 4)) {
-        uint8_t *pixels = imgbake_webp_decode_rgba(buf, len, width, height);
-        if (!pixels) {
-            vips_error("imgbake", "libwebp cannot decode a %zu-byte WebP", len);
-            return -1;
-        }
-        *out = imgbake_luma(pixels, (size_t) *width * *height, 4);
-        imgbake_webp_free(pixels);
-        return 0;
-    }
     VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!image) return -1;
     int result = imgbake_vips_luma_plane(image, out, width, height);
     g_object_unref(image);
     return result;
 }
-
 int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, VipsImage **out) {
-    int count = across * down;
-    if (count < 1 || tile < 2 || in->Xsize < tile * across || in->Ysize < tile * down) {
-        vips_error("imgbake", "%dx%d is too small for %d x %d tiles of %d px", in->Xsize, in->Ysize, across, down, tile);
+    const int count = across * down, iw = vips_image_get_width(in), ih = vips_image_get_height(in);
+    if (count < 1 || tile < 2 || iw < tile * across || ih < tile * down) {
+        vips_error("imgbake", "%dx%d is too small for %d x %d tiles of %d px", iw, ih, across, down, tile);
         return -1;
     }
-    VipsImage **tiles = g_new0(VipsImage *, count);
+    VipsImage **tiles = g_malloc0(sizeof(VipsImage *) * (size_t) count);
     int result = -1, made = 0;
     for (int j = 0; j < down; j++)
         for (int i = 0; i < across; i++, made++) {
             // The middle of cell (i, j), kept inside the image, rounded down to even coordinates.
-            int x = (int) ((i + 0.5) * in->Xsize / across) - tile / 2, y = (int) ((j + 0.5) * in->Ysize / down) - tile / 2;
-            x = VIPS_CLIP(0, x, in->Xsize - tile) & ~1;
-            y = VIPS_CLIP(0, y, in->Ysize - tile) & ~1;
+            int x = (int) ((i + 0.5) * iw / across) - tile / 2, y = (int) ((j + 0.5) * ih / down) - tile / 2;
+            x = IMGBAKE_CLIP(0, x, iw - tile) & ~1;
+            y = IMGBAKE_CLIP(0, y, ih - tile) & ~1;
             if (vips_extract_area(in, &tiles[made], x, y, tile, tile, NULL)) goto done;
         }
     result = vips_arrayjoin(tiles, out, count, "across", across, NULL);

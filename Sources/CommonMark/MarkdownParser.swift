@@ -6,6 +6,9 @@ import Locking
 /// footnotes) and returns the document flattened in document order. The cmark tree is freed before
 /// returning.
 public enum MarkdownParser {
+    /// The cmark-gfm this binary links, e.g. "0.29.0.gfm.6", as the library says.
+    public static var libraryVersion: String { String(cString: cmark_version_string()) }
+
     private static let registered = Locked(false)
     /// Held while a document is parsed. cmark-gfm 0.29 (Debian 12's) adds each attached extension's
     /// special characters to a process-wide table when it parses inlines and removes them after

@@ -113,6 +113,13 @@ private final class Loop: Sendable {
                 let host = Self.hostKey(queue[index].request.url)
                 guard perHost[host, default: 0] < maxPerHost else { index += 1; continue }
                 let pending = queue.remove(at: index)
+                // Without a certificate store every HTTPS transfer would fail in the handshake, with
+                // OpenSSL's words; this says what to do.
+                if pending.request.caFile == nil, pending.request.url.lowercased().hasPrefix("https:"),
+                   let missing = CertificateStore.missing {
+                    pending.completion.resume(returning: .failure(.tls(missing)))
+                    continue
+                }
                 guard let transfer = Transfer(request: pending.request, host: host, completion: pending.completion) else {
                     pending.completion.resume(returning: .failure(.curl(code: -1, message: "curl_easy_init failed")))
                     continue

@@ -85,6 +85,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let message): "timed out (\(message))"
         case .couldNotConnect(let message): "could not connect (\(message))"
         case .tooManyRedirects(let max): "more than \(max) redirects"
+        case .tls(let message) where CertificateStore.missing != nil: "TLS failed: \(message)"
         case .tls(let message): "TLS failed (\(message)); a private CA can be trusted with --cacert"
         case .curl(let code, let message): "transfer failed (curl \(code): \(message))"
         }

@@ -58,7 +58,17 @@ final class Transfer {
         // waiting held every other request to the host until the first one's whole answer was in.
         if request.url.lowercased().hasPrefix("https:") { set(CURLOPT_PIPEWAIT, 1) }
         _ = imgbake_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        if let caFile = request.caFile { set(CURLOPT_CAINFO, caFile) }
+        // The trusted certificates: --cacert's, else the system's (CertificateStore), for a redirect to
+        // https:// too.
+        if let caFile = request.caFile {
+            set(CURLOPT_CAINFO, caFile)
+        } else {
+            switch CertificateStore.system {
+            case .file(let path): set(CURLOPT_CAINFO, path)
+            case .directory(let path): set(CURLOPT_CAPATH, path)
+            case nil: break
+            }
+        }
         if let list = makeList(request.headers) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list) }
         if let list = makeList(request.connectTo) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_CONNECT_TO, list) }
         if let list = makeList(request.resolve) { _ = imgbake_curl_setopt_pointer(handle, CURLOPT_RESOLVE, list) }

@@ -1,4 +1,10 @@
 import CExif
+import CShims.Stack
+
+/// The libexif this binary links, e.g. "0.6.24" (libexif has no call that says; the stack records it).
+public enum LibExif {
+    public static let version: String = IMGBAKE_STACK_EXIF_VERSION
+}
 
 /// The EXIF facts imgbake uses, read with libexif as typed values: credits for templates (the outputs
 /// themselves are stripped) and checks that privacy-relevant tags are gone.

@@ -1,9 +1,13 @@
 import CGumbo
+import CShims.Stack
 
 /// Parses HTML with gumbo (the HTML5 tree-building algorithm, so `<script>`, `<style>`, comments and
 /// `<textarea>` contents are never mistaken for markup) and returns the elements asked for, as values
 /// with byte ranges into the input. The gumbo tree is freed before returning.
 public enum HTMLParser {
+    /// The gumbo this binary links, e.g. "0.10.1" (gumbo has no call that says; the stack records it).
+    public static let libraryVersion: String = IMGBAKE_STACK_GUMBO_VERSION
+
     /// Elements whose tag is in `tags` (SVG elements written `svg:image`), or that carry one of
     /// `attributes`, in document order; for those in `textOf`, the range of their text too.
     /// Parser-inserted elements (with no bytes in the input) are skipped.

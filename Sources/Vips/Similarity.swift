@@ -59,7 +59,7 @@ extension VipsImage {
     /// from the middle of each cell of an even grid, joined into one image in memory. The same image
     /// always gives the same sample.
     public func tileSample(tile: Int, across: Int, down: Int) throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_tile_sample(pointer, Int32(tile), Int32(across), Int32(down), &out) == 0, let out
         else { throw VipsError.drain("cannot sample tiles of an image") }
         return try VipsImage(taking: out, source: nil).materialized()

@@ -4,23 +4,23 @@ import CVips
 /// Owner of one `VipsImage*` reference, released in `deinit`. Deliberately not `Sendable`: a pipeline
 /// is built and run on one thread.
 public final class VipsImage {
-    let pointer: UnsafeMutablePointer<CVips.VipsImage>
+    let pointer: OpaquePointer
     /// The encoded bytes a lazy image still reads from.
     private let source: ImageBuffer?
 
-    init(taking pointer: UnsafeMutablePointer<CVips.VipsImage>, source: ImageBuffer?) {
+    init(taking pointer: OpaquePointer, source: ImageBuffer?) {
         self.pointer = pointer
         self.source = source
     }
 
-    deinit { g_object_unref(pointer) }
+    deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
 
     /// Opens `buffer` lazily: only the header is decoded, so dimensions can be checked before any
     /// pixels are (a small file can declare a huge image). Access is sequential: the pixels can be read
     /// once; `materialized()` gives an image that can be read any number of times.
     public static func open(_ buffer: ImageBuffer, allPages: Bool = false) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_open_buffer(buffer.baseAddress, buffer.count, allPages ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot read image header", source: buffer) }
         return VipsImage(taking: out, source: buffer)
@@ -32,7 +32,7 @@ public final class VipsImage {
     public static func thumbnail(_ buffer: ImageBuffer, width: Int, allPages: Bool = false,
                                  colourManage: Bool = false) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_thumbnail_buffer(buffer.baseAddress, buffer.count, Int32(width), allPages ? 1 : 0,
                                             colourManage ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot decode image", source: buffer) }
@@ -45,7 +45,7 @@ public final class VipsImage {
     /// pixel and resizing them. Corrupt or truncated input is an error, not grey pixels.
     public static func load(_ buffer: ImageBuffer, shrink: Int = 1) throws(VipsError) -> VipsImage {
         try VipsRuntime.start()
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_load(buffer.baseAddress, buffer.count, Int32(shrink), &out) == 0, let out
         else { throw VipsError.drain("cannot decode image", source: buffer) }
         return VipsImage(taking: out, source: buffer)
@@ -53,7 +53,7 @@ public final class VipsImage {
 
     /// The pixels in 8-bit sRGB, from the embedded profile (or CMYK).
     public func convertedToSRGB() throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_to_srgb(pointer, &out) == 0, let out else { throw VipsError.drain("cannot convert to sRGB", source: source) }
         return VipsImage(taking: out, source: source)
     }
@@ -61,7 +61,7 @@ public final class VipsImage {
     /// Turned upright by the EXIF orientation. Cheapest on a small image: it reads the pixels in
     /// another order than they were stored.
     public func autorotated() throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_autorot(pointer, &out) == 0, let out else { throw VipsError.drain("cannot turn image upright", source: source) }
         return VipsImage(taking: out, source: source)
     }
@@ -72,7 +72,7 @@ public final class VipsImage {
     public func resized(width: Int, height: Int? = nil, alpha: AlphaResize = .premultiplied) throws(VipsError) -> VipsImage {
         let height = height ?? max(1, Int((Double(self.height) * Double(width) / Double(self.width)).rounded()))
         guard width != self.width || height != self.height else { return self }
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_resize_exact(pointer, Int32(width), Int32(height), alpha == .premultiplied ? 1 : 0, &out) == 0, let out
         else { throw VipsError.drain("cannot resize image", source: source) }
         return VipsImage(taking: out, source: source)
@@ -90,7 +90,7 @@ public final class VipsImage {
     /// An animation (a stack of frames) with every frame resized to `width`; never upscales.
     public func animationResized(width: Int) throws(VipsError) -> VipsImage {
         guard width != self.width else { return self }
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_thumbnail_image(pointer, Int32(width), &out) == 0, let out
         else { throw VipsError.drain("cannot resize animation", source: source) }
         return VipsImage(taking: out, source: source)
@@ -109,7 +109,7 @@ public final class VipsImage {
 
     /// A copy sharing the pixels, without the metadata fields for which `drop` returns true.
     public func removingFields(where drop: (String) -> Bool) throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_copy(pointer, &out) == 0, let out else { throw VipsError.drain("cannot copy image", source: source) }
         let copy = VipsImage(taking: out, source: source)
         for name in copy.fieldNames where drop(name) {
@@ -185,7 +185,7 @@ public final class VipsImage {
     public func eightBit() throws(VipsError) -> VipsImage {
         guard bitsPerSample != 8 || (interpretation != .sRGB && interpretation != .grey) else { return self }
         let target: VipsInterpretation = interpretation == .grey16 || interpretation == .grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_colourspace(pointer, target, &out) == 0, let out else { throw VipsError.drain("cannot convert to 8 bits", source: source) }
         return VipsImage(taking: out, source: source)
     }
@@ -193,7 +193,7 @@ public final class VipsImage {
     /// The first frame of an animation (the image itself when it has one frame).
     public func firstFrame() throws(VipsError) -> VipsImage {
         guard pages > 1 else { return self }
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_crop(pointer, 0, 0, Int32(width), Int32(pageHeight), &out) == 0, let out
         else { throw VipsError.drain("cannot take the first frame", source: source) }
         return VipsImage(taking: out, source: source)
@@ -202,13 +202,13 @@ public final class VipsImage {
     /// Fully transparent pixels made black-transparent, and a fully opaque alpha band dropped: both
     /// invisible, both make PNG and GIF files smaller. Call on a decoded (memory) image.
     public func tidyingAlpha() throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_tidy_alpha(pointer, &out) == 0, let out else { throw VipsError.drain("cannot tidy transparency", source: source) }
         return VipsImage(taking: out, source: source)
     }
 
     public func blurred(sigma: Double) throws(VipsError) -> VipsImage {
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_gaussblur(pointer, sigma, &out) == 0, let out else { throw VipsError.drain("cannot blur", source: source) }
         return VipsImage(taking: out, source: source)
     }

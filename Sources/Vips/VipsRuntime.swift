@@ -31,20 +31,12 @@ public enum VipsRuntime {
     /// there while the library under it cannot encode (libheif without an AV1 encoder cannot make AVIF).
     public static func canEncode(_ format: EncodeFormat) -> Bool {
         guard (try? start()) != nil else { return false }
-        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        var out: OpaquePointer?
         guard imgbake_vips_black(16, 16, 3, &out) == 0, let out else {
             vips_error_clear()
             return false
         }
         return (try? VipsImage(taking: out, source: nil).encoded(as: format)) != nil
-    }
-
-    /// The version of the libwebp libvips encodes WebP with, e.g. "1.2.4" (read from the library in the
-    /// process, not from a header); nil when libvips was built without it.
-    public static var webpVersion: String? {
-        let packed = imgbake_webp_encoder_version()
-        guard packed >= 0 else { return nil }
-        return "\(packed >> 16).\((packed >> 8) & 0xff).\(packed & 0xff)"
     }
 }
 

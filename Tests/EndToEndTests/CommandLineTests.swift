@@ -118,11 +118,17 @@ import Vips
         let lines = version.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("imgbake \(SystemInfo.displayVersion) (") == true, "\(lines)")
         // Each library's version, read from the library: the ones linked here can write WebP and AVIF.
-        #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["libvips", "libwebp", "libcurl", "SQLite"])
-        #expect(lines.contains { $0.hasPrefix("libvips \(VipsRuntime.version) (writes WebP: yes, AVIF: yes)") }, "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("libcurl ") && $0.contains("TLS: OpenSSL/") }, "\(lines)")
-        #expect(lines.contains { $0.wholeMatch(of: /libwebp \d+\.\d+\.\d+ .*/) != nil }, "\(lines)")
-        #expect(lines.contains { $0.wholeMatch(of: /SQLite 3\.\d+\.\d+/) != nil }, "\(lines)")
+        #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" }
+                == ["libvips", "with", "libcurl", "SQLite", "cmark-gfm", "gumbo", "libexif"])
+        // The stack's libvips, named with the build it comes from, and what is built into it.
+        #expect(lines.contains { $0 == "libvips \(VipsRuntime.version) (writes WebP: yes, AVIF: yes; \(ImageStack.library), \(ImageStack.id))" },
+                "\(lines)")
+        #expect(lines.contains { $0.wholeMatch(of: #/  with GLib [\d.]+, mozjpeg [\d.]+, libpng [\d.]+, libwebp, libheif with aom [\d.]+, .*/#) != nil },
+                "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("libcurl ") && $0.contains("TLS: OpenSSL/") && $0.contains("nghttp2/") }, "\(lines)")
+        for library in [/SQLite 3\.\d+\.\d+/, /cmark-gfm 0\.29\.[\w.]+/, /gumbo 0\.\d+\.\d+/, /libexif 0\.6\.\d+/] {
+            #expect(lines.contains { $0.wholeMatch(of: library) != nil }, "\(lines)")
+        }
     }
 }
 

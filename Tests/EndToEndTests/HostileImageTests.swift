@@ -74,10 +74,11 @@ import ImgBakeTestSupport
         }
     }
 
-    /// Truncated files are refused in every format. Corrupted ones are refused where the format can tell
-    /// (PNG's CRCs and filters, GIF's LZW codes); JPEG, lossy WebP and AV1 have no integrity check in
-    /// their entropy-coded data, so they decode to the damaged picture a browser shows too: no crash,
-    /// and every output decodes at the width its name says.
+    /// Truncated files are refused in every format. Corrupted ones are refused where the decoder can tell
+    /// (PNG's CRCs and filters, GIF's LZW codes, the stack's AV1 decoder, which finds the damaged frame:
+    /// "Corrupt frame detected"); JPEG and lossy WebP have no integrity check in their entropy-coded
+    /// data, so they decode to the damaged picture a browser shows too: no crash, and every output
+    /// decodes at the width its name says.
     @Test(arguments: Damage.allCases)
     func truncatedAndCorruptedImages(damage: Damage) async throws {
         let folder = TemporaryFolder()
@@ -87,7 +88,7 @@ import ImgBakeTestSupport
             $0.images.widths = [64] // one small variant each: the suite shares two cores
             $0.images.formats = [.original]
         }
-        let refused = damage == .truncated ? names : ["corrupted.png", "corrupted.gif"]
+        let refused = damage == .truncated ? names : ["corrupted.png", "corrupted.gif", "corrupted.avif"]
         var warned: [String: String] = [:]
         for diagnostic in result.diagnostics {
             let (url, reason) = try #require(diagnostic.message.split(separator: ": ", maxSplits: 1).map(String.init).pair)

@@ -27,7 +27,7 @@ struct OriginFault: Sendable, CustomTestStringConvertible {
         OriginFault(path: "fault/503/busy.png", message: "HTTP 503", requests: 2),
         // coffee.png is 155,777 bytes; the origin sends half and closes.
         OriginFault(path: "fault/truncate/coffee.png",
-                    message: "transfer failed (curl 18: transfer closed with 77889 bytes remaining to read)", requests: 2),
+                    message: "transfer failed (curl 18: end of response with 77889 bytes missing)", requests: 2),
         OriginFault(path: "fault/html/page.png",
                     message: "not an image (Content-Type text/html, starts with \"<!doctype html><title>Oo…\")", remembered: true),
         OriginFault(path: "fault/htmlimg/page.jpg",
@@ -120,7 +120,7 @@ let faultBound: Duration = timeBound(.seconds(150))
         let otherName = try await HTTPSTests.certificate(in: site.folder, name: "other.test")
         for (tls, caFile, expected) in [
             (selfSigned, nil as String?, "TLS failed (SSL certificate problem: self-signed certificate)"),
-            (otherName, otherName.cert, "TLS failed (SSL: no alternative certificate subject name matches target host name 'images.test')"),
+            (otherName, otherName.cert, "TLS failed (SSL: no alternative certificate subject name matches target hostname 'images.test')"),
         ] {
             let origin = try Origin(tls: tls)
             let url = "https://images.test/img/coffee.png"

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import ImgBake
 import ImgBakeTestSupport
+import Vips
 
 /// Writes that fail, as a user meets them: a full disk (a 3 MB tmpfs: ENOSPC), a read-only mount
 /// (EROFS), a folder the build's user may not write (EACCES, the real binary run as `nobody`). Each
@@ -303,12 +304,18 @@ enum Unprivileged {
     static let user: uid_t = 65534
     static let available = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
 
-    /// Runs a copy of the binary in `folder` (which every user can reach, as the build folder may not
-    /// be), written through a close-on-exec descriptor: a child another test spawns meanwhile must not
-    /// inherit it open for writing (exec would fail with ETXTBSY).
+    /// Runs a copy of the binary in `folder` (which every user can reach, as the build folder and the
+    /// stack's cache may not be), laid out as every artefact installs it: bin/imgbake and the stack's
+    /// libvips in lib/imgbake/. Written through a close-on-exec descriptor: a child another test spawns
+    /// meanwhile must not inherit it open for writing (exec would fail with ETXTBSY).
     static func runImgbake(_ arguments: [String], folder: TemporaryFolder) async throws -> CommandResult {
-        let binary = folder.path + "/imgbake"
+        let binary = folder.path + "/bin/imgbake", library = folder.path + "/lib/imgbake/" + ImageStack.library
         if !FileManager.default.fileExists(atPath: binary) {
+            for folder in [folder.path + "/bin", folder.path + "/lib", folder.path + "/lib/imgbake"] {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                chmod(folder, 0o755)
+            }
+            try AtomicFile.write([UInt8](FileManager.default.contents(atPath: Paths.stackLibrary)!), to: library, durable: false, mode: 0o644)
             try AtomicFile.write([UInt8](FileManager.default.contents(atPath: Paths.binary)!), to: binary, durable: false, mode: 0o755)
         }
         chmod(folder.path, 0o755)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Vips
 @testable import ImgBake
 
 /// Where things are in the repository, found from this file's path so tests run from any folder.
@@ -25,6 +26,8 @@ package enum Paths {
     }()
 
     /// The raster images in Examples/images (the SVG aside).
+    /// The stack's libvips, as `make stack` left it (packaging/stack/stack.sh).
+    package static var stackLibrary: String { root + "/.build/stack/lib/" + ImageStack.library }
     package static let exampleImages = ["hubble.jpg", "hubble-wide.jpg", "astronaut.jpg", "coffee.png", "astronaut-round.png", "deep-field.gif"]
 
     package static func image(_ name: String) -> [UInt8] {

@@ -4,7 +4,7 @@
 // and -1 on failure, with the reason in vips_error_buffer().
 #ifndef IMGBAKE_VIPS_SHIM_H
 #define IMGBAKE_VIPS_SHIM_H
-#include <vips/vips.h>
+#include "../../CVips/CVips.h"  // the CVips module's declarations of libvips
 
 /// VIPS_INIT, then the process-wide settings a batch tool wants: warnings silenced (failures come back
 /// as errors), no operation cache (every image is
@@ -35,10 +35,6 @@ int imgbake_vips_autorot(VipsImage *in, VipsImage **out);
 
 /// A black `width` × `height` image of `bands` 8-bit bands (for probing what the savers can write).
 int imgbake_vips_black(int width, int height, int bands, VipsImage **out);
-
-/// The version of the libwebp in this process (libvips links it, imgbake does not), as
-/// WebPGetEncoderVersion gives it (0xMMmmrr), found with dlsym; -1 when there is none.
-int imgbake_webp_encoder_version(void);
 
 /// Resizes to exactly `width` × `height` with lanczos3. With alpha and `premultiply`, the
 /// colours are premultiplied for the resize (in floating point) and rounded (not truncated) back to 8

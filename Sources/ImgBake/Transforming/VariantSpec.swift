@@ -108,7 +108,7 @@ public struct VariantSpec: Hashable, Sendable {
     static let encoderRevision = 8
 
     /// The salt that ties variants to the code and library versions that made them.
-    static var salt: String { "imgbake-encoder-\(encoderRevision);vips-\(VipsRuntime.version)" }
+    static var salt: String { "imgbake-encoder-\(encoderRevision);\(ImageStack.id)" }
 
     public func key(original: BlobID) -> VariantKey { Self.key(original: original, canonical: canonical) }
 
