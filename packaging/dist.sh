@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # `make dist`: dist/imgbake_<version>_<arch>.deb and dist/imgbake-<version>-linux-<machine>.tar.gz from
-# the release binary (`make release`: the Swift runtime linked in), with the manual page generated from
-# the argument parser's own definitions, the completions it writes for bash, zsh and fish, the README,
-# the CHANGELOG and the licence; then lintian on the package. Run through `make dist`, which builds the
-# binary first and installs dpkg-dev and lintian.
+# the release binary (`make release`: the Swift runtime and the stack's static libraries linked in) and
+# the stack's libvips beside it in lib/imgbake/ (packaging/stack/stack.sh), with the manual page
+# generated from the argument parser's own definitions, the completions it writes for bash, zsh and
+# fish, the README, the CHANGELOG and the licences; then lintian on the package. Both need nothing from
+# the system but glibc 2.34, libstdc++ and libgcc_s (packaging/abi-floor.sh measures it). Run through
+# `make dist`, which builds the binary first and installs dpkg-dev, lintian and patchelf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 BIN=${BIN:-.build/release/imgbake}
+STACK=${STACK:-.build/stack}
 DIST=${DIST:-dist}
 # Debian policy wants a name and an address; the project's own goes here when it has one.
 MAINTAINER=${DEB_MAINTAINER:-the imgbake authors <imgbake@users.noreply.github.com>}
 
 fail() { echo "dist: error: $*" >&2; exit 1; }
+
+# The stack's libvips, which the binary names (NEEDED) and finds through $ORIGIN/../lib/imgbake.
+vips_lib=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(libvips-.*\.so\.42\)\]/\1/p')
+[ -n "$vips_lib" ] && [ -f "$STACK/lib/$vips_lib" ] || fail "$BIN needs no libvips-*.so.42 found in $STACK/lib (make stack)"
 
 # The version is the binary's: SystemInfo.version, with +dirty when the tree had uncommitted changes.
 version=$("$BIN" --version | sed -n '1s/^imgbake \([^ ]*\) (.*/\1/p')
@@ -43,11 +50,19 @@ trap 'rm -rf "$work"' EXIT
 # Lay out one tree under `prefix` with the given zsh folder; the package and the tarball share it.
 lay_out() { # root prefix zsh-folder
   local root=$1 prefix=$2 zsh=$3
-  install -d "$root$prefix/bin" "$root$prefix/share/man/man1" "$root$prefix/share/bash-completion/completions" \
-    "$root$prefix/share/$zsh" "$root$prefix/share/fish/vendor_completions.d" "$root$prefix/share/doc/imgbake"
-  # Symbols and the compiler's notes out (Debian keeps debug symbols apart); the Swift metadata sections stay.
+  install -d "$root$prefix/bin" "$root$prefix/lib/imgbake" "$root$prefix/share/man/man1" \
+    "$root$prefix/share/bash-completion/completions" "$root$prefix/share/$zsh" \
+    "$root$prefix/share/fish/vendor_completions.d" "$root$prefix/share/doc/imgbake"
+  # Symbols and the compiler's notes out (Debian keeps debug symbols apart); the Swift metadata sections
+  # stay. The run path keeps only $ORIGIN/../lib/imgbake: the build's own .build/stack is not shipped.
   strip --strip-unneeded --remove-section=.comment -o "$root$prefix/bin/imgbake" "$BIN"
+  patchelf --set-rpath '$ORIGIN/../lib/imgbake' "$root$prefix/bin/imgbake"
   chmod 0755 "$root$prefix/bin/imgbake"
+  # The wheel's library as it ships (already stripped), as a shared library is installed, and the
+  # licences of what the stack holds (packaging/copyright says which is whose).
+  install -m 0644 "$STACK/lib/$vips_lib" "$root$prefix/lib/imgbake/$vips_lib"
+  install -d "$root$prefix/share/doc/imgbake/stack"
+  install -m 0644 "$STACK"/share/licenses/* "$STACK/stack.txt" "$root$prefix/share/doc/imgbake/stack/"
   gzip -9n < "$manual" > "$root$prefix/share/man/man1/imgbake.1.gz"
   # bash-completion sources its files: no #! line (lintian: bash-completion-with-hashbang).
   "$BIN" --generate-completion-script bash | sed '1{/^#!/d}' > "$root$prefix/share/bash-completion/completions/imgbake"
@@ -76,8 +91,13 @@ cp packaging/lintian-overrides "$deb_root/usr/share/lintian/overrides/imgbake"
 # debian/control to read, and nothing from it here, and the package tree to have its DEBIAN folder).
 install -d "$work/shlibs/debian" "$deb_root/DEBIAN"
 printf 'Source: imgbake\n\nPackage: imgbake\nArchitecture: any\n' > "$work/shlibs/debian/control"
-depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$deb_root/usr/bin/imgbake" | sed -n 's/^shlibs:Depends=//p')
+# libvips-*.so.42 is the package's own (-l: a private library in the package tree), so only glibc,
+# libstdc++ and libgcc_s remain; anything else would be a library taken from the system.
+depends=$(cd "$work/shlibs" && dpkg-shlibdeps -l"$deb_root/usr/lib/imgbake" -O "$deb_root/usr/bin/imgbake" \
+  "$deb_root/usr/lib/imgbake/$vips_lib" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || fail "dpkg-shlibdeps found no dependencies"
+others=$(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v -x -e libc6 -e libstdc++6 -e libgcc-s1 || true)
+[ -z "$others" ] || fail "the package would depend on more than glibc, libstdc++ and libgcc_s: $others"
 
 installed_size=$(du -sk --apparent-size "$deb_root/usr" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$MAINTAINER|" \
@@ -97,17 +117,11 @@ tar_root=$work/tar
 lay_out "$tar_root" "/$name" zsh/site-functions
 doc=$tar_root/$name/share/doc/imgbake
 cp README.md CHANGELOG.md LICENSE packaging/copyright "$doc/"
-cp /usr/share/common-licenses/Apache-2.0 "$doc/Apache-2.0"
-packages=$(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/ //g' | grep . | tr '\n' ' ' | sed 's/ $//')
-sonames=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/       \1/p')
-python3 - "$work/INSTALL" "$version" "$packages" "$sonames" <<'EOF'
-import sys
-out, version, packages, sonames = sys.argv[1:]
-text = open("packaging/INSTALL.in").read()
-text = text.replace("@VERSION@", version).replace("@DEBIAN_PACKAGES@", packages).replace("@SONAMES@", sonames)
-open(out, "w").write(text)
-EOF
-cp "$work/INSTALL" "$tar_root/$name/INSTALL"
+# The licence texts packaging/copyright names (Debian has them in /usr/share/common-licenses).
+for text in Apache-2.0 GPL-3 LGPL-2.1 LGPL-3 MPL-2.0; do cp "/usr/share/common-licenses/$text" "$doc/$text"; done
+floor=$(bash packaging/abi-floor.sh "$tar_root/$name/bin/imgbake" "$tar_root/$name/lib/imgbake/$vips_lib")
+sed -e "s|@VERSION@|$version|g" -e "s|@GLIBC@|$(sed -n 's/^glibc //p' <<<"$floor")|g" \
+    -e "s|@GLIBCXX@|$(sed -n 's/^libstdc++ //p' <<<"$floor")|g" packaging/INSTALL.in > "$tar_root/$name/INSTALL"
 tarball="$DIST/$name.tar.gz"
 tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner -C "$tar_root" -cf - "$name" |
   gzip -9n > "$tarball"
@@ -120,5 +134,6 @@ lintian --fail-on error,warning --display-info "$deb" >&2
 grep -v -e '^#' -e '^$' packaging/lintian-overrides | sed 's/^/overridden (packaging\/lintian-overrides says why): /' >&2
 
 echo "Depends: $depends" >&2
+echo "$floor" | sed 's/^/needs at least: /' >&2
 ls -l "$DIST"/imgbake* >&2
 echo "$deb"
