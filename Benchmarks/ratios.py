@@ -1,51 +1,119 @@
 #!/usr/bin/env python3
-"""ratios.py RESULTS.jsonl IMGBAKE_IMG_DIR PYVIPS_IMG_DIR - imgbake against the pyvips script of the same
-run: wall, CPU and peak memory ratios (cold and warm) and the bytes of image files each wrote."""
-import json, os, sys
+"""ratios.py RESULTS UNIQUE - imgbake against the pyvips script on the same stack (pyvips-binary, the
+library imgbake ships) and on Debian's libvips, from one `make bench` run (bench.sh): the median over the
+repetitions of each timing, the ratios, the image bytes and files each wrote (per unique image), and,
+when the run had BASE=, this build against that one. Each repetition's own ratios follow the table."""
+import json
+import os
+import statistics
+import sys
+
+WHO = ("imgbake", "script-stack", "script-debian", "base")
+
+
+def rows(path):
+    found = {}
+    if os.path.exists(path):
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                found[r["label"]] = r
+    return found
+
+
+def files(folder):
+    folder = os.path.join(folder, "_img")
+    if not os.path.isdir(folder):
+        return []
+    return [os.path.join(folder, n) for n in os.listdir(folder)]
 
 
 def main():
-    rows = {}
-    for line in open(sys.argv[1]):
-        if line.strip():
-            r = json.loads(line)
-            rows[r["label"]] = r
+    results, unique = sys.argv[1], int(sys.argv[2])
+    reps = sorted(d for d in os.listdir(results) if d.startswith("rep"))
+    # who -> rep -> label -> row
+    runs = {who: {rep: rows(os.path.join(results, rep, who, "results.jsonl")) for rep in reps} for who in WHO}
 
-    def m(label, what):
-        r = rows.get(label)
-        return r and (r[what]["median"])
+    def label(who, kind):
+        prefix = "newtool" if who in ("imgbake", "base") else "pyvips"
+        return {"cold": prefix + "-cold", "warm": prefix + ("-warm" if prefix == "newtool" else "-warm-trustcache")}[kind]
 
-    def size(folder):
-        return sum(os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)) if os.path.isdir(folder) else 0
+    def value(who, rep, kind, what):
+        r = runs[who][rep].get(label(who, kind))
+        return r and r[what]["median"]
 
-    print("| | imgbake | pyvips script | ratio | target |")
-    print("|---|---|---|---|---|")
-    for label, peer, what, unit, target in (
-            ("newtool-cold", "pyvips-cold", "wall_s", "s", "≤ 0.6"),
-            ("newtool-cold", "pyvips-cold", "cpu_s", "s CPU", "≤ 0.6"),
-            ("newtool-cold", "pyvips-cold", "peak_rss_mib", "MiB", "≤ 250 MiB"),
-            ("newtool-warm", "pyvips-warm-trustcache", "wall_s", "s", "≤ 0.2 s")):
-        a, b = m(label, what), m(peer, what)
-        if a is None or b is None:
+    def median(who, kind, what):
+        values = [v for v in (value(who, rep, kind, what) for rep in reps) if v is not None]
+        return statistics.median(values) if values else None
+
+    def out(who):
+        return os.path.join(results, reps[-1], who, "out") if reps else ""
+
+    peers = [p for p in ("script-stack", "script-debian") if any(runs[p][r] for r in reps)]
+    names = {"script-stack": "script, same stack", "script-debian": "script, Debian's libvips"}
+    print("%d repetition(s), medians; %s" % (len(reps), open(os.path.join(results, "stacks.txt")).read().strip().replace("\n", ", ")
+                                             if os.path.exists(os.path.join(results, "stacks.txt")) else ""))
+    print()
+    print("| | imgbake | " + " | ".join("%s | ratio" % names[p] for p in peers) + " |")
+    print("|---|---|" + "---|---|" * len(peers))
+    for kind, what, unit in (("cold", "wall_s", "s"), ("cold", "cpu_s", "s CPU"), ("cold", "peak_rss_mib", "MiB"),
+                             ("warm", "wall_s", "s")):
+        mine = median("imgbake", kind, what)
+        if mine is None:
             continue
-        print("| %s %s | %.2f %s | %.2f %s | %.2f | %s |" % (label.split("-")[1], what.split("_")[0], a, unit, b, unit, a / b, target))
-    mine, theirs = size(sys.argv[2]), size(sys.argv[3])
-    if mine and theirs:
-        print("| image bytes out | %.1f MB | %.1f MB | %.2f | ≤ 0.70 |" % (mine / 1e6, theirs / 1e6, mine / theirs))
-    if len(sys.argv) > 4:  # bench.sh BASE=: another imgbake binary timed after this one
-        base = {}
-        for line in open(sys.argv[4]):
-            if line.strip():
-                r = json.loads(line)
-                base[r["label"]] = r
-        for label in ("newtool-cold", "newtool-warm"):
-            if label in base and label in rows:
-                a, b = m(label, "cpu_s"), base[label]["cpu_s"]["median"]
-                print("| %s CPU against BASE | %.2f s CPU | %.2f s CPU (BASE) | %.2f | %s |" % (
-                    label.split("-")[1], a, b, a / b, "≤ 1.3" if label == "newtool-cold" else ""))
-    for label in ("hugo-cold", "vips-P2"):
-        if label in rows and "newtool-cold" in rows:
-            print("| cold wall, %s | | | imgbake %.2f× faster | |" % (label, m(label, "wall_s") / m("newtool-cold", "wall_s")))
+        cells = []
+        for p in peers:
+            theirs = median(p, kind, what)
+            cells.append("%.2f %s | %.2f" % (theirs, unit, mine / theirs) if theirs else " | ")
+        print("| %s %s | %.2f %s | %s |" % (kind, what.split("_")[0], mine, unit, " | ".join(cells)))
+    mine = files(out("imgbake"))
+    if mine:
+        size = sum(map(os.path.getsize, mine))
+        cells, counts = [], []
+        for p in peers:
+            theirs = files(out(p))
+            other = sum(map(os.path.getsize, theirs))
+            cells.append("%.1f MB | %.2f" % (other / 1e6, size / other) if other else " | ")
+            counts.append("%.2f | " % (len(theirs) / unique))
+        print("| image bytes out | %.1f MB | %s |" % (size / 1e6, " | ".join(cells)))
+        print("| files per image (%d images) | %.2f | %s" % (unique, len(mine) / unique, " | ".join(counts)))
+    # The script on the stack against itself on Debian's libvips: what the library alone changes.
+    if len(peers) == 2:
+        for kind, what in (("cold", "cpu_s"),):
+            a, b = median("script-stack", kind, what), median("script-debian", kind, what)
+            if a and b:
+                print()
+                print("The script on the stack takes %.2f× the cold CPU of itself on Debian's libvips (%.2f s against %.2f s)"
+                      % (a / b, a, b), end="")
+                sa, sb = sum(map(os.path.getsize, files(out("script-stack")))), sum(map(os.path.getsize, files(out("script-debian"))))
+                print(" and writes %.2f× its bytes." % (sa / sb) if sa and sb else ".")
+    if any(runs["base"][r] for r in reps):
+        print()
+        print("| against BASE | this build | BASE | ratio |")
+        print("|---|---|---|---|")
+        for kind in ("cold", "warm"):
+            for what, unit in (("cpu_s", "s CPU"), ("wall_s", "s"), ("peak_rss_mib", "MiB")):
+                a, b = median("imgbake", kind, what), median("base", kind, what)
+                if a is not None and b:
+                    print("| %s %s | %.2f %s | %.2f %s | %.2f |" % (kind, what.split("_")[0], a, unit, b, unit, a / b))
+    if len(reps) > 1:
+        print()
+        for rep in reps:
+            parts = []
+            for p in peers:
+                a, b = value("imgbake", rep, "cold", "cpu_s"), value(p, rep, "cold", "cpu_s")
+                w, v = value("imgbake", rep, "cold", "wall_s"), value(p, rep, "cold", "wall_s")
+                if a and b and w and v:
+                    parts.append("against %s: CPU %.2f×, wall %.2f×" % (names[p], a / b, w / v))
+            print("- %s: imgbake cold CPU %s s; %s" % (rep, value("imgbake", rep, "cold", "cpu_s"), "; ".join(parts)))
+    once = rows(os.path.join(results, "once", "hugo", "results.jsonl"))
+    vips = rows(os.path.join(results, "once", "vips", "results.jsonl"))
+    cold = median("imgbake", "cold", "wall_s")
+    for name, table, key in (("Hugo", once, "hugo-cold"), ("vipsthumbnail -P 2", vips, "vips-P2")):
+        if key in table and cold:
+            r = table[key]
+            print("- %s: cold wall %.2f s, CPU %.2f s; imgbake's cold wall is %.2f× it" % (
+                name, r["wall_s"]["median"], r["cpu_s"]["median"], cold / r["wall_s"]["median"]))
 
 
 if __name__ == "__main__":

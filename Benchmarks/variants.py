@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """variants.py RESULTS - the variants bench.sh timed beside the default build in the same run (fixed
-qualities, AVIF first, an older binary at fixed qualities): cold CPU, wall and peak memory, and the
-bytes of their image files, against the default build and the pyvips script."""
+qualities, AVIF first, an older binary at fixed qualities; RESULTS/variants/<name>): cold CPU, wall and
+peak memory, and the bytes of their image files, against the default build and the pyvips script on the
+same stack (the last repetition's)."""
 import json, os, sys
 
 
@@ -23,8 +24,12 @@ def size(folder, suffix=""):
 
 def main():
     results = sys.argv[1]
-    main_rows = rows(os.path.join(results, "results.jsonl"))
-    default, peer = main_rows.get("newtool-cold"), main_rows.get("pyvips-cold")
+    reps = sorted(d for d in os.listdir(results) if d.startswith("rep"))
+    if not reps:
+        return
+    last = os.path.join(results, reps[-1])
+    default = rows(os.path.join(last, "imgbake", "results.jsonl")).get("newtool-cold")
+    peer = rows(os.path.join(last, "script-stack", "results.jsonl")).get("pyvips-cold")
     if not default:
         return
     names = {"fixed": "fixed qualities (WebP, JPEG 80)", "avif": "AVIF first", "old": "OLD binary, fixed qualities"}
@@ -38,17 +43,18 @@ def main():
             name, cpu, wall, peak, size(out) / 1e6, cpu / default["cpu_s"]["median"],
             "%.2f" % (cpu / peer["cpu_s"]["median"]) if peer else ""))
 
-    line("defaults", default, "/tmp/new-out/_img")
+    line("defaults", default, os.path.join(last, "imgbake", "out", "_img"))
     for v in ("fixed", "avif", "old"):
-        row = rows(os.path.join(results, v, "results.jsonl")).get("newtool-cold")
+        row = rows(os.path.join(results, "variants", v, "results.jsonl")).get("newtool-cold")
         if row:
-            line(names[v], row, "/tmp/%s-out/_img" % v)
-    if os.path.isdir("/tmp/avif-out/_img"):
-        avif, webp = size("/tmp/avif-out/_img", ".avif"), size("/tmp/avif-out/_img", ".webp")
+            line(names[v], row, os.path.join(results, "variants", v, "out", "_img"))
+    avif_out = os.path.join(results, "variants", "avif", "out", "_img")
+    if os.path.isdir(avif_out):
+        avif, webp = size(avif_out, ".avif"), size(avif_out, ".webp")
         print()
         print("AVIF first: %d AVIF files, %.1f MB; the WebP files beside them %.1f MB; the default build's WebP files "
-              "%.1f MB." % (len([n for n in os.listdir("/tmp/avif-out/_img") if n.endswith(".avif")]), avif / 1e6,
-                            webp / 1e6, size("/tmp/new-out/_img", ".webp") / 1e6))
+              "%.1f MB." % (len([n for n in os.listdir(avif_out) if n.endswith(".avif")]), avif / 1e6,
+                            webp / 1e6, size(os.path.join(last, "imgbake", "out", "_img"), ".webp") / 1e6))
 
 
 if __name__ == "__main__":
