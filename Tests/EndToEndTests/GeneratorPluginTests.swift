@@ -1,11 +1,13 @@
 import Foundation
+@testable import ImgBake
 import ImgBakeTestSupport
 import Testing
 
-/// The plugins (integrations/) as their users install and use them: the Python package with pip into
-/// a virtual environment of its own (MkDocs from PyPI; Debian's Sphinx, seen from a venv with the
-/// system's packages), the Jekyll gem with `gem build` and `gem install` into a GEM_HOME (Debian's
-/// Jekyll). Each builds Examples/<generator> with one line added to the generator's configuration,
+/// The plugins (integrations/) as their users install and use them, on the oldest release of each
+/// generator they support and the newest the registries serve: the Python package with pip into a
+/// virtual environment of its own, with MkDocs and Sphinx either Debian 12's (seen from a venv with the
+/// system's packages) or PyPI's newest; the Jekyll gem with `gem build` and `gem install` into a
+/// GEM_HOME (Debian's Jekyll). Each builds Examples/<generator> with one line added to the generator's configuration,
 /// against the loopback origin, and is checked as GeneratorExampleTests checks the two-step builds
 /// (Tests/Support/sitecheck.py); then the dev server: a page fetched over HTTP with every image
 /// loading from the server, a source edited, the page fetched again once rebuilt with the new image
@@ -15,6 +17,37 @@ import Testing
 @Suite struct GeneratorPluginTests {
     static let chromium = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
     static let debianPython = "/usr/bin/python3"
+
+    /// Where the generator comes from: Debian 12's package (the oldest release supported) or PyPI's
+    /// newest, in a virtual environment of its own.
+    enum Release: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case debian, pypi
+        var testDescription: String { rawValue }
+
+        /// A venv with the plugin and `packages` (Debian's: the system's packages visible, nothing of
+        /// the generator from PyPI).
+        func venv(_ folder: TemporaryFolder, pypi packages: [String]) async throws -> String {
+            switch self {
+            case .debian: try await GeneratorPluginTests.pipInstall(folder, python: GeneratorPluginTests.debianPython, systemPackages: true, [])
+            case .pypi: try await GeneratorPluginTests.pipInstall(folder, python: "python3", systemPackages: false, packages)
+            }
+        }
+
+        /// The version of the distribution `module` in `venv`, checked to be Debian's package's or a newer
+        /// one than it.
+        func version(of module: String, debianPackage: String, in venv: String) async throws -> String {
+            let printed = try await run([venv + "/bin/python", "-c", "import importlib.metadata as m; print(m.version('\(module)'))"], in: venv)
+            let version = printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let debian = try await run(["dpkg-query", "-W", "-f", "${Version}", debianPackage], in: venv)
+            let packaged = String(debian.stdout.split(separator: "+").first?.split(separator: "-").first ?? "")
+            switch self {
+            case .debian: #expect(version == packaged, "\(module) \(version) is not Debian's \(packaged): shadowed by a pip install?")
+            case .pypi: #expect(version.compare(packaged, options: .numeric) == .orderedDescending, "\(module) \(version) from PyPI")
+            }
+            print("GeneratorPluginTests: \(module) \(version) (\(rawValue))")
+            return version
+        }
+    }
 
     /// The Python package copied out of the repository first: pip builds in the source folder.
     static func pipInstall(_ folder: TemporaryFolder, python: String, systemPackages: Bool, _ packages: [String]) async throws -> String {
@@ -87,10 +120,14 @@ import Testing
         return result.stdout
     }
 
-    @Test func theMkDocsPluginFromPipLocalisesTheBuildAndMkdocsServe() async throws {
+    @Test(arguments: Release.allCases)
+    func theMkDocsPluginFromPipLocalisesTheBuildAndMkdocsServe(release: Release) async throws {
         let origin = try Origin()
         let folder = TemporaryFolder()
-        let venv = try await Self.pipInstall(folder, python: "python3", systemPackages: false, ["mkdocs-material>=9,<10"])
+        let venv = try await release.venv(folder, pypi: ["mkdocs-material>=9,<10"])
+        _ = try await release.version(of: "mkdocs", debianPackage: "mkdocs", in: venv)
+        // Debian's Material theme (8.2.5) is a theme folder of Debian's mkdocs, with no Python metadata.
+        if release == .pypi { _ = try await release.version(of: "mkdocs-material", debianPackage: "mkdocs-material", in: venv) }
         let directory = try Self.example("mkdocs", images: "docs/img", in: folder)
         // The one line, with the test's cache and origin; the widths laid over the example's imgbake.toml.
         try Self.append("""
@@ -102,7 +139,7 @@ import Testing
                   images: { widths: [480, 960] }
 
             """, to: directory + "/mkdocs.yml")
-        let mkdocs = [venv + "/bin/mkdocs", "build", "--strict"]
+        let mkdocs = [venv + "/bin/python", "-m", "mkdocs", "build", "--strict"]
         let environment = ["NO_MKDOCS_2_WARNING": "1", "IMGBAKE": Paths.binary]
 
         let generated = try await run(mkdocs, in: directory, environment: environment.merging(["IMGBAKE": "true"]) { $1 })
@@ -122,7 +159,7 @@ import Testing
         try await Self.expectEveryImageFromDisk(["index.html", "guide/index.html"], before: folder.path + "/before", after: directory + "/site",
                                                 least: 2, in: folder)
 
-        _ = try await Self.devServer([venv + "/bin/mkdocs", "serve", "-a", "127.0.0.1:{port}"], page: "/docs/", edit: "docs/index.md",
+        _ = try await Self.devServer([venv + "/bin/python", "-m", "mkdocs", "serve", "-a", "127.0.0.1:{port}"], page: "/docs/", edit: "docs/index.md",
                                      append: "\n![Astronaut](http://images.test/img/astronaut.jpg)\n", marker: "_img/astronaut-",
                                      in: directory, environment: environment)
 
@@ -136,11 +173,16 @@ import Testing
                 "\(missing.stdout)")
     }
 
-    @Test func theSphinxExtensionFromPipLocalisesHTMLBuildsAndSphinxAutobuild() async throws {
+    @Test(arguments: Release.allCases)
+    func theSphinxExtensionFromPipLocalisesHTMLBuildsAndSphinxAutobuild(release: Release) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.debianPython), "Debian's python3-sphinx is not installed")
         let origin = try Origin()
         let folder = TemporaryFolder()
-        let venv = try await Self.pipInstall(folder, python: Self.debianPython, systemPackages: true, ["sphinx-autobuild>=2024,<2026"])
+        let venv = try await release.venv(folder, pypi: ["sphinx"])
+        // sphinx-autobuild from PyPI either way (Debian 12 has none); it runs the venv's Sphinx.
+        let autobuild = try await run([venv + "/bin/pip", "install", "-q", "sphinx-autobuild>=2024,<2026"], in: folder.path)
+        try #require(autobuild.status == 0, "\(autobuild.stdout)")
+        _ = try await release.version(of: "sphinx", debianPackage: "python3-sphinx", in: venv)
         let directory = try Self.example("sphinx", images: "img", in: folder)
         try Self.append("""
 
@@ -198,7 +240,7 @@ import Testing
         let gemHome = ["GEM_HOME": folder.path + "/gems"]
         let gem = try await run(["gem", "build", "jekyll-imgbake.gemspec"], in: folder.path + "/jekyll-imgbake")
         #expect(gem.status == 0, "\(gem.stdout)")
-        let installed = try await run(["gem", "install", "--local", "./jekyll-imgbake/jekyll-imgbake-0.1.0.gem"], in: folder.path, environment: gemHome)
+        let installed = try await run(["gem", "install", "--local", "./jekyll-imgbake/jekyll-imgbake-\(SystemInfo.version).gem"], in: folder.path, environment: gemHome)
         try #require(installed.status == 0, "\(installed.stdout)")
 
         let directory = try Self.example("jekyll", images: "assets/img", in: folder)
@@ -233,5 +275,27 @@ import Testing
         let missing = try await run(["jekyll", "build"], in: directory, environment: gemHome.merging(["IMGBAKE": folder.path + "/no-imgbake"]) { $1 })
         #expect(missing.status != 0 && missing.stdout.contains("not found or not executable") && missing.stdout.contains("make release"),
                 "\(missing.stdout)")
+
+        // A project site: served under /proj/ with no `url`. The images folder is under the base URL
+        // too, as Jekyll's relative_url writes the pages' own links, and every reference resolves there.
+        // (The about page's links are written for a site at the root: they go through relative_url here.)
+        let project = try String(contentsOfFile: directory + "/_config.yml", encoding: .utf8)
+            .replacingOccurrences(of: "url: \"https://example.org\"\nbaseurl: \"\"", with: "url: \"\"\nbaseurl: /proj")
+        #expect(project.contains("baseurl: /proj"))
+        try project.write(toFile: directory + "/_config.yml", atomically: true, encoding: .utf8)
+        let about = try String(contentsOfFile: directory + "/about.md", encoding: .utf8)
+            .replacingOccurrences(of: "(/assets/img/hubble-wide.jpg)", with: "({{ '/assets/img/hubble-wide.jpg' | relative_url }})")
+        try about.write(toFile: directory + "/about.md", atomically: true, encoding: .utf8)
+        let underProj = try await run(["jekyll", "build"], in: directory, environment: environment)
+        #expect(underProj.status == 0 && underProj.stdout.contains(" 0 failed"), "\(underProj.stdout)")
+        let post = try #require(folder.text("jekyll/_site/2026/11/01/first-light.html"))
+        #expect(post.contains("\"/proj/_img/hubble-") && !post.contains("\"/_img/") && !post.contains("images.test/img/hubble.jpg"), "\(post)")
+        // Without `url`, the feed and the social cards cannot have absolute image URLs (imgbake says so
+        // and leaves them); the feed also holds the post's page-relative link, which jekyll-feed copies
+        // as it is. The pages' own references all resolve under /proj/.
+        try FileManager.default.removeItem(atPath: directory + "/_site/feed.xml")
+        let resolves = try await run(["python3", Paths.root + "/Tests/Support/sitecheck.py", "references", directory + "/_site",
+                                      "https://example.org/proj/"], in: folder.path)
+        #expect(resolves.status == 0, "\(resolves.stdout)")
     }
 }

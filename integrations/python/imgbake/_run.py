@@ -13,9 +13,9 @@ try:
 except ModuleNotFoundError:  # Python before 3.11
     import tomli as tomllib
 
-INSTALL = ("imgbake is not installed: install the package from https://github.com/imgbake/imgbake/releases "
-           "(Debian 12: `sudo apt install ./imgbake_<version>_amd64.deb`) or build it from source with `make release`, "
-           "then put `imgbake` on PATH or name it with %s or the IMGBAKE environment variable")
+INSTALL = ("imgbake is not installed: `pip install imgbake` (the wheel carries the binary), or a package from "
+           "https://github.com/imgbake/imgbake (`make dist` builds the wheel, the tarball and the .deb; `make release` "
+           "the binary alone), then put `imgbake` on PATH or name it with %s or the IMGBAKE environment variable")
 
 # The keys of imgbake.toml whose values are paths, relative to the file that holds them
 # (Sources/ImgBake/Configuration/ConfigurationFile.swift): made absolute, since imgbake reads the
@@ -31,13 +31,34 @@ class ImgbakeError(Exception):
 
 
 def find_binary(named=None, option="the plugin's `binary` option"):
-    """The imgbake executable: `named` (a path, or a command on PATH), else $IMGBAKE, else `imgbake`
-    on PATH. `option` is how the generator's configuration names it, for the error."""
+    """The imgbake executable: the one this package's wheel installed beside it (the binary of the
+    plugin's own version, in the environment's bin/), else `named` (a path, or a command on PATH),
+    else $IMGBAKE, else `imgbake` on PATH. `option` is how the generator's configuration names it,
+    for the error."""
+    own = _installed_binary()
+    if own:
+        return own
     named = named or os.environ.get("IMGBAKE")
     found = shutil.which(os.path.expanduser(named or "imgbake"))
     if found:
         return found
     raise ImgbakeError(("imgbake binary %r not found or not executable. " % named if named else "") + INSTALL % option)
+
+
+def _installed_binary():
+    """bin/imgbake as the installed distribution lists it (the wheel's; a source install of this package
+    has none), wherever pip put the environment's scripts: a virtual environment, --user, a prefix."""
+    try:
+        from importlib import metadata
+        files = metadata.distribution("imgbake").files or []
+    except Exception:  # not installed as a distribution (run from a checkout), or metadata unreadable
+        return None
+    for file in files:
+        if file.name == "imgbake" and file.parent.name == "bin":
+            path = os.path.abspath(file.locate())
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    return None
 
 
 def settings(base, config_file=None, options=None, defaults=None):
@@ -77,7 +98,8 @@ def build(site, binary, config, log, cache_dir=None, args=(), prefix="imgbake: "
     `log.info`, the summary to `log.info`, each after `prefix` (MkDocs' plugin logger has its own).
     Raises ImgbakeError when the build fails (exit 1) or the settings are wrong (exit 2), with
     imgbake's errors."""
-    command = [binary, "build", site, "--config", config]
+    # Paths as text: Sphinx 7.2 and later give the output folder as a path object.
+    command = [os.fspath(binary), "build", os.fspath(site), "--config", os.fspath(config)]
     if cache_dir:
         command += ["--cache-dir", os.path.expanduser(cache_dir)]
     command += list(args)

@@ -17,16 +17,23 @@ import os
 from mkdocs.config import base
 from mkdocs.config import config_options as option
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, get_plugin_logger
+from mkdocs.plugins import BasePlugin
 
 from imgbake import _run
 
-log = get_plugin_logger(__name__)
+try:
+    from mkdocs.plugins import get_plugin_logger  # MkDocs 1.5 and later: messages prefixed with the plugin's name
+
+    log, PREFIX = get_plugin_logger(__name__), ""
+except ImportError:  # MkDocs 1.4 (Debian 12's): a logger under mkdocs', whose warnings --strict counts
+    import logging
+
+    log, PREFIX = logging.getLogger("mkdocs.plugins." + __name__), "imgbake: "
 
 
 class ImgbakeConfig(base.Config):
     enabled = option.Type(bool, default=True)
-    # The imgbake executable; else $IMGBAKE, else `imgbake` on PATH.
+    # The imgbake executable when the wheel's own is not installed; else $IMGBAKE, else `imgbake` on PATH.
     binary = option.Optional(option.Type(str))
     # An imgbake.toml, relative to mkdocs.yml; the tables below are laid over it.
     config = option.Optional(option.Type(str))
@@ -60,7 +67,7 @@ class ImgbakePlugin(BasePlugin[ImgbakeConfig]):
         if not self.config.enabled:
             return
         try:
-            _run.build(config.site_dir, self.binary, self.settings, log, cache_dir=self.config.cache_dir, args=self.config.args, prefix="")
+            _run.build(config.site_dir, self.binary, self.settings, log, cache_dir=self.config.cache_dir, args=self.config.args, prefix=PREFIX)
         except _run.ImgbakeError as error:
             raise PluginError(str(error))
 

@@ -8,7 +8,7 @@ extension error. Under sphinx-autobuild each rebuild is localised the same way, 
 
     imgbake_config = "imgbake.toml"        # optional; imgbake.toml beside conf.py is read when it exists
     imgbake_settings = {"images": {"widths": [480, 960]}}   # tables of imgbake.toml, laid over it
-    imgbake_binary = None                  # else $IMGBAKE, else `imgbake` on PATH
+    imgbake_binary = None                  # when the wheel's own binary is not installed: else $IMGBAKE, else PATH
     imgbake_cache_dir = None
     imgbake_args = []                      # more arguments for `imgbake build`
 """
@@ -61,8 +61,10 @@ def _build_finished(app, exception):
     if config.html_baseurl:
         defaults["output"] = {"base_url": config.html_baseurl}
     try:
-        settings = _run.settings(app.confdir, written and os.path.join(app.confdir, written), config.imgbake_settings, defaults)
-        _run.build(app.outdir, _run.find_binary(config.imgbake_binary, OPTION), _run.write_settings(settings), _Log(),
+        # Sphinx 7.2 and later give its folders as path objects (a subclass of pathlib.Path in 9).
+        confdir, outdir = os.fspath(app.confdir), os.fspath(app.outdir)
+        settings = _run.settings(confdir, written and os.path.join(confdir, written), config.imgbake_settings, defaults)
+        _run.build(outdir, _run.find_binary(config.imgbake_binary, OPTION), _run.write_settings(settings), _Log(),
                    cache_dir=config.imgbake_cache_dir, args=config.imgbake_args)
     except _run.ImgbakeError as error:
         raise ExtensionError(str(error), modname=__name__)

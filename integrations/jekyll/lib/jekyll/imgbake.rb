@@ -51,7 +51,8 @@ module Jekyll
     end
 
     # The imgbake.toml to give: the user's file, or one written from the tables in _config.yml (with
-    # the site's URL, `url` + `baseurl`, unless they name one). Not both: Ruby has no TOML reader to
+    # where the site is served, unless they say: `url` + `baseurl` as the site's URL, or `baseurl`
+    # alone as its root, as Jekyll's own relative_url takes it). Not both: Ruby has no TOML reader to
     # lay one over the other.
     def settings(site)
       file = options(site)["config"] || ("imgbake.toml" if File.file?(File.join(site.source, "imgbake.toml")))
@@ -61,9 +62,20 @@ module Jekyll
       end
       return File.expand_path(file, site.source) if file
 
-      url = site.config["url"].to_s
-      tables = { "output" => { "base_url" => url + site.config["baseurl"].to_s } }.merge(tables) { |_, ours, theirs| ours.merge(theirs) } unless url.empty?
+      served = served_at(site)
+      tables = { "output" => served }.merge(tables) { |_, ours, theirs| ours.merge(theirs) } unless served.empty?
       write(toml(tables))
+    end
+
+    # A project site (`baseurl: /proj`) is served under its base URL with or without a `url`: the images
+    # folder's address must carry it too (/proj/_img/...), as relative_url writes the pages' own links.
+    def served_at(site)
+      url = site.config["url"].to_s.chomp("/")
+      base = site.config["baseurl"].to_s.gsub(%r{\A/+|/+\z}, "")
+      return { "base_url" => base.empty? ? url : "#{url}/#{base}" } unless url.empty?
+      return { "site_root" => "/#{base}/" } unless base.empty?
+
+      {}
     end
 
     # Named by its content, so an unchanged configuration is the same file and the next build can
