@@ -19,6 +19,11 @@ CURLcode imgbake_curl_setopt_opensocket(CURL *h, curl_opensocket_callback fn, vo
     return rc != CURLE_OK ? rc : curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, userdata);
 }
 
+CURLcode imgbake_curl_setopt_prereq(CURL *h, curl_prereq_callback fn, void *userdata) {
+    CURLcode rc = curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, fn);
+    return rc != CURLE_OK ? rc : curl_easy_setopt(h, CURLOPT_PREREQDATA, userdata);
+}
+
 CURLcode imgbake_curl_getinfo_long(CURL *h, CURLINFO info, long *out) { return curl_easy_getinfo(h, info, out); }
 CURLcode imgbake_curl_getinfo_off(CURL *h, CURLINFO info, curl_off_t *out) { return curl_easy_getinfo(h, info, out); }
 CURLcode imgbake_curl_getinfo_string(CURL *h, CURLINFO info, const char **out) { return curl_easy_getinfo(h, info, out); }

@@ -27,6 +27,9 @@ public struct TransferRequest: Sendable {
     public var caFile: String?
     /// Decides, right before connecting, whether a resolved address may be used (also after redirects).
     public var allowAddress: (@Sendable (ResolvedAddress) -> Bool)?
+    /// Called on the transfer thread once a connection to the host is made (or reused), before the
+    /// request is sent: the host is reachable, whatever it answers.
+    public var connected: (@Sendable () -> Void)?
     /// GET unless said otherwise; PUT, POST and PROPFIND send `body` (DELETE too, when it has one).
     public var method = Method.get
     public var body: [UInt8] = []
@@ -69,8 +72,11 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case bodyTooLarge(limit: Int)
     /// The resolved address was refused by `allowAddress`.
     case addressRefused(String)
+    /// After the connection was made: the transfer took too long.
     case timedOut(String)
-    /// DNS or TCP/TLS connection failure.
+    /// The host's name did not resolve.
+    case couldNotResolve(String)
+    /// No connection: refused, unreachable, or no answer before the connect timeout.
     case couldNotConnect(String)
     case tooManyRedirects(Int)
     /// The TLS handshake failed or the certificate is not trusted.
@@ -83,6 +89,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bodyTooLarge(let limit): "response larger than the \(limit)-byte limit"
         case .addressRefused(let address): "refused to connect to private address \(address) (use --allow-private-networks)"
         case .timedOut(let message): "timed out (\(message))"
+        case .couldNotResolve(let message): "could not resolve the host (\(message))"
         case .couldNotConnect(let message): "could not connect (\(message))"
         case .tooManyRedirects(let max): "more than \(max) redirects"
         case .tls(let message) where CertificateStore.missing != nil: "TLS failed: \(message)"
@@ -91,10 +98,19 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The host could not be reached at all (its name, or a connection): its other URLs would fail the
+    /// same way now.
+    public var isUnreachable: Bool {
+        switch self {
+        case .couldNotResolve, .couldNotConnect: true
+        default: false
+        }
+    }
+
     /// Worth another attempt: the network or the server may do better next time.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .couldNotConnect: true
+        case .timedOut, .couldNotConnect, .couldNotResolve: true
         case .curl(let code, _): [18, 52, 55, 56, 16, 92].contains(code) // partial file, empty reply, send/recv errors, HTTP/2
         case .bodyTooLarge, .addressRefused, .tooManyRedirects, .tls: false
         }

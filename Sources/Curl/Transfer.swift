@@ -75,6 +75,7 @@ final class Transfer {
         _ = imgbake_curl_setopt_write(handle, writeBody, me)
         _ = imgbake_curl_setopt_header(handle, writeHeader, me)
         if request.allowAddress != nil { _ = imgbake_curl_setopt_opensocket(handle, openSocket, me) }
+        if request.connected != nil { _ = imgbake_curl_setopt_prereq(handle, connectedCallback, me) }
         configureMethodAndAuthentication()
     }
 
@@ -177,9 +178,16 @@ final class Transfer {
                 status: status, headers: headers, body: body,
                 effectiveURL: effective.map { String(cString: $0) } ?? request.url,
                 started: started, duration: ContinuousClock.now - started))
-        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(message))
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST:
-            return .failure(.couldNotConnect(message))
+        case CURLE_OPERATION_TIMEDOUT:
+            // Before the name resolved, DNS did not answer (curl: "Resolving timed out"); before any
+            // connection was made, the host did not; after, the transfer was too slow.
+            var resolved: curl_off_t = 0, connected: curl_off_t = 0
+            _ = imgbake_curl_getinfo_off(handle, CURLINFO_NAMELOOKUP_TIME_T, &resolved)
+            _ = imgbake_curl_getinfo_off(handle, CURLINFO_CONNECT_TIME_T, &connected)
+            if resolved == 0 { return .failure(.couldNotResolve(message)) }
+            return .failure(connected == 0 ? .couldNotConnect(message) : .timedOut(message))
+        case CURLE_COULDNT_CONNECT: return .failure(.couldNotConnect(message))
+        case CURLE_COULDNT_RESOLVE_HOST: return .failure(.couldNotResolve(message))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
             return .failure(.tls(message))
         case CURLE_FILESIZE_EXCEEDED: return .failure(.bodyTooLarge(limit: request.maxBodyBytes))
@@ -200,6 +208,12 @@ private let writeHeader: curl_write_callback = { data, size, count, userdata in
     let length = size * count
     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     return transfer.receive(headerLine: line) ? length : 0
+}
+
+private let connectedCallback: curl_prereq_callback = { userdata, _, _, _, _ in
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
+    transfer.request.connected?()
+    return Int32(CURL_PREREQFUNC_OK)
 }
 
 private let openSocket: curl_opensocket_callback = { userdata, _, address in

@@ -11,6 +11,8 @@ CURLcode imgbake_curl_setopt_pointer(CURL *h, CURLoption opt, const void *value)
 CURLcode imgbake_curl_setopt_write(CURL *h, curl_write_callback fn, void *userdata);
 CURLcode imgbake_curl_setopt_header(CURL *h, curl_write_callback fn, void *userdata);
 CURLcode imgbake_curl_setopt_opensocket(CURL *h, curl_opensocket_callback fn, void *userdata);
+/// Called once the connection is made (or reused), before the request is sent.
+CURLcode imgbake_curl_setopt_prereq(CURL *h, curl_prereq_callback fn, void *userdata);
 
 CURLcode imgbake_curl_getinfo_long(CURL *h, CURLINFO info, long *out);
 CURLcode imgbake_curl_getinfo_off(CURL *h, CURLINFO info, curl_off_t *out);

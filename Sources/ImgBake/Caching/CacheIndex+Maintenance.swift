@@ -94,7 +94,7 @@ extension CacheIndex {
     /// more, and write again a file a page still uses; without it those files would stay for ever.
     public func removeEverything() throws {
         try database.withLock { db in
-            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages; DELETE FROM seals; DELETE FROM remote_blobs;")
+            try db.execute("DELETE FROM originals; DELETE FROM variants; DELETE FROM failures; DELETE FROM credits; DELETE FROM placeholders; DELETE FROM pages; DELETE FROM seals; DELETE FROM remote_blobs; DELETE FROM unresolvable_hosts;")
         }
     }
 

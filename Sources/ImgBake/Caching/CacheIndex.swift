@@ -36,6 +36,7 @@ public final class CacheIndex: Sendable {
                 if version < 7 { try Self.migrateToVersion7(db) }
                 if version < 8 { try Self.migrateToVersion8(db) }
                 if version < 9 { try Self.migrateToVersion9(db) }
+                if version < 10 { try Self.migrateToVersion10(db) }
             }
         }
         database = Locked(db)
@@ -69,6 +70,15 @@ public final class CacheIndex: Sendable {
         try db.execute("""
             CREATE INDEX IF NOT EXISTS pages_by_path ON pages(path);
             PRAGMA user_version = 9;
+            """)
+    }
+
+    /// Version 10: hosts whose names did not resolve, for the builds of the next few minutes
+    /// (`fetch.unresolvable_ttl`): a dev server's rebuilds without network ask them nothing.
+    private static func migrateToVersion10(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS unresolvable_hosts (host TEXT PRIMARY KEY, reason TEXT NOT NULL, failed_at REAL NOT NULL);
+            PRAGMA user_version = 10;
             """)
     }
 
@@ -271,6 +281,30 @@ public final class CacheIndex: Sendable {
 
     public func removeFailure(_ key: OriginalKey) throws {
         try database.withLock { db in _ = try db.query("DELETE FROM failures WHERE key = ?", [.text(key.string)]) }
+    }
+
+    // MARK: Unresolvable hosts
+
+    /// The hosts remembered as unresolvable since `since` (seconds since 1970): reason and when.
+    public func unresolvableHosts(since: Double) throws -> [String: (reason: String, failedAt: Double)] {
+        try database.withLock { db in
+            var hosts: [String: (reason: String, failedAt: Double)] = [:]
+            for row in try db.query("SELECT host, reason, failed_at FROM unresolvable_hosts WHERE failed_at >= ?", [.real(since)]) {
+                if let host = row[0].string, let reason = row[1].string, let at = row[2].double { hosts[host] = (reason, at) }
+            }
+            return hosts
+        }
+    }
+
+    public func putUnresolvableHost(_ host: String, reason: String, at: Double) throws {
+        try database.withLock { db in
+            _ = try db.query("INSERT OR REPLACE INTO unresolvable_hosts (host, reason, failed_at) VALUES (?, ?, ?)",
+                             [.text(host), .text(reason), .real(at)])
+        }
+    }
+
+    public func removeUnresolvableHost(_ host: String) throws {
+        try database.withLock { db in _ = try db.query("DELETE FROM unresolvable_hosts WHERE host = ?", [.text(host)]) }
     }
 
     // MARK: Rows

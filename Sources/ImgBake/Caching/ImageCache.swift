@@ -205,6 +205,23 @@ public final class ImageCache: Sendable {
         await store({ index, _ in try index.putFailure(record) }, else: { $0.failures[record.key] = record })
     }
 
+    // MARK: Unresolvable hosts
+
+    /// The hosts a build could not resolve since `since` (seconds since 1970), with why and when; none
+    /// when the index cannot be read (they are asked again).
+    public func unresolvableHosts(since: Double) async -> [String: (reason: String, failedAt: Double)] {
+        (try? await run { index, _ in try index.unresolvableHosts(since: since) }) ?? [:]
+    }
+
+    /// Nothing is kept in memory when the cache cannot store it: a build finds its own unreachable hosts.
+    public func rememberUnresolvable(_ host: String, reason: String, at: Double) async {
+        await store({ index, _ in try index.putUnresolvableHost(host, reason: reason, at: at) }, else: { _ in })
+    }
+
+    public func forgetUnresolvable(_ host: String) async {
+        await store({ index, _ in try index.removeUnresolvableHost(host) }, else: { _ in })
+    }
+
     // MARK: Variants
 
     /// The stored variants among `keys` whose blob is there at its recorded size (a dropped variant has

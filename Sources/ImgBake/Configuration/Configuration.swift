@@ -257,6 +257,8 @@ public struct FetchSettings: Sendable {
     public var ttl: Duration = .seconds(7 * 24 * 3600)
     /// How long a permanent failure is remembered.
     public var failureTTL: Duration = .seconds(24 * 3600)
+    /// How long a host whose name did not resolve is remembered: the builds in that time do not ask it.
+    public var unresolvableTTL: Duration = .seconds(5 * 60)
     public var allowPrivateNetworks = false
     /// Query parameters removed from cache keys (names or `*` globs).
     public var stripQuery = ["utm_*", "fbclid", "gclid"]

@@ -35,6 +35,9 @@ public struct RemoteURL: Sendable, Hashable, Comparable, CustomStringConvertible
     /// `host[:port]` as libcurl's `--connect-to` matches it.
     public var effectivePort: Int { port ?? (scheme == "https" ? 443 : 80) }
 
+    /// `scheme://host[:port]`: what fetch statistics and unreachable hosts are counted by.
+    public var hostKey: String { scheme + "://" + host + (port.map { ":\($0)" } ?? "") }
+
     /// The last path segment, percent-decoded (the basis of output file names).
     public var lastPathSegment: String {
         let segment = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""

@@ -61,7 +61,11 @@ final class BuildServices: Sendable {
         } catch {
             throw BuildError(.failed, "cannot start libvips: \(error)")
         }
-        downloader = Downloader(settings: config.fetch)
+        // Hosts earlier builds could not resolve fail at once for `unresolvable_ttl`, unless this
+        // build is to ask again (--retry-failed, --refresh).
+        let hosts = UnresolvableHostsInCache(cache: cache, clock: clock)
+        downloader = Downloader(settings: config.fetch, unresolvable: await hosts.remembered(within: config.fetch.unresolvableTTL),
+                                believed: !config.fetch.retryFailed && config.fetch.policy != .refresh, memory: hosts)
         remote = Self.remote(config, local: cache)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, remote: remote,

@@ -22,6 +22,9 @@ public struct BuildSummary: Sendable, Equatable {
     /// Local images read from the site (new or changed since they were last read).
     public var imagesRead = 0
     public var imagesFailed = 0
+    /// Of the failed: those whose host could not be reached, and how many hosts that was.
+    public var imagesUnreachable = 0
+    public var unreachableHosts = 0
     public var variantsEncoded = 0
     public var filesWritten = 0
     public var requests = 0
@@ -42,7 +45,8 @@ public struct BuildSummary: Sendable, Equatable {
                 + "; \(referencesLocalised) of \(references) image references localised",
             "\(uniqueImages) images: \(imagesCached) from cache, \(imagesDownloaded) downloaded, \(imagesRevalidated) revalidated"
                 + (imagesRead > 0 ? ", \(imagesRead) read from the site" : "")
-                + (imagesStale > 0 ? ", \(imagesStale) stale" : "") + ", \(imagesFailed) failed",
+                + (imagesStale > 0 ? ", \(imagesStale) stale" : "") + ", \(imagesFailed) failed"
+                + (imagesUnreachable > 0 ? " (\(Self.count(imagesUnreachable, "image")) on \(Self.count(unreachableHosts, "unreachable host")))" : ""),
             "\(variantsEncoded) variants encoded, \(filesWritten) image files written; \(requests) requests"
                 + (notModified > 0 ? " (\(notModified) not modified)" : "") + ", \(ByteCount.describe(bytesDownloaded)) downloaded",
         ]
@@ -57,15 +61,24 @@ public struct BuildSummary: Sendable, Equatable {
         lines.append("done in \(String(format2: seconds)) s")
         return lines
     }
+
+    private static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }
 
 extension BuildSummary {
     /// Adds the images of `set` to the counts.
     mutating func count(_ set: ResolvedSet) {
         uniqueImages = set.results.count
+        var hosts = Set<String>()
+        defer { unreachableHosts = hosts.count }
         for result in set.results.values {
             switch result {
-            case .failed: imagesFailed += 1
+            case .failed(let failure):
+                imagesFailed += 1
+                if failure.kind == .fetch(.unreachable) {
+                    imagesUnreachable += 1
+                    if let host = failure.host { hosts.insert(host) }
+                }
             case .resolved(let image, _):
                 variantsEncoded += image.encoded
                 switch image.origin {

@@ -30,6 +30,8 @@ public struct BuildReport: Codable, Sendable {
         public var pagesRestored = 0
         public var references = 0, referencesLocalised = 0
         public var images = 0, imagesCached = 0, imagesDownloaded = 0, imagesRevalidated = 0, imagesStale = 0, imagesFailed = 0
+        /// Of the failed images: those whose host could not be reached, and the hosts.
+        public var imagesUnreachable = 0, unreachableHosts = 0
         /// Local images read from the site (their variants were not all cached).
         public var imagesRead = 0
         public var variantsEncoded = 0, filesWritten = 0
@@ -44,6 +46,9 @@ public struct BuildReport: Codable, Sendable {
         public var bytes: Int
         public var seconds: Double
         public var failures: Int
+        /// Why the host could not be reached (its name did not resolve, no connection), this build or,
+        /// for a name, a build of the last `fetch.unresolvable_ttl`.
+        public var unreachable: String?
     }
 
     public struct Image: Codable, Sendable {
@@ -231,15 +236,20 @@ struct ReportBuilder {
         report.totals.imagesRevalidated = s.imagesRevalidated
         report.totals.imagesStale = s.imagesStale
         report.totals.imagesFailed = s.imagesFailed
+        report.totals.imagesUnreachable = s.imagesUnreachable
+        report.totals.unreachableHosts = s.unreachableHosts
         report.totals.imagesRead = s.imagesRead
         report.totals.variantsEncoded = s.variantsEncoded
         report.totals.filesWritten = s.filesWritten
         report.totals.requests = counters.requests
         report.totals.notModified = counters.notModified
         report.totals.bytesDownloaded = counters.bytes
-        report.hosts = counters.hosts.sorted { $0.key < $1.key }.map {
-            BuildReport.Host(host: $0.key, requests: $0.value.requests, bytes: $0.value.bytes,
-                             seconds: ($0.value.seconds * 1000).rounded() / 1000, failures: $0.value.failures)
+        // Every host asked, and those not asked because an earlier build could not resolve them.
+        report.hosts = Set(counters.hosts.keys).union(counters.unreachable.keys).sorted().map { host in
+            let asked = counters.hosts[host] ?? HostCounters()
+            return BuildReport.Host(host: host, requests: asked.requests, bytes: asked.bytes,
+                                    seconds: (asked.seconds * 1000).rounded() / 1000, failures: asked.failures,
+                                    unreachable: counters.unreachable[host])
         }
         report.diagnostics = diagnostics.map {
             BuildReport.Message(severity: $0.severity.rawValue, location: $0.location?.description, message: $0.message)

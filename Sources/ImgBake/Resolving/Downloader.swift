@@ -20,6 +20,9 @@ public struct FetchCounters: Sendable, Equatable {
     public var inFlight = 0
     /// Per host (`scheme://host[:port]`): requests, bytes, transfer time, failures.
     public var hosts: [String: HostCounters] = [:]
+    /// The hosts that could not be reached (this build's, and those earlier builds could not resolve),
+    /// with why.
+    public var unreachable: [String: String] = [:]
 }
 
 public struct HostCounters: Sendable, Equatable {
@@ -31,29 +34,50 @@ public struct HostCounters: Sendable, Equatable {
 
 /// Fetches originals over HTTP(S) through one `CurlSession`: imgbake's headers, per-host extra
 /// headers, conditional requests, retries with exponential backoff and jitter on transient failures,
-/// `Retry-After` honoured up to a bound.
+/// `Retry-After` honoured up to a bound; a host that cannot be reached asked once (`HostGate`).
 public final class Downloader: Sendable {
     private let session: CurlSession
     private let settings: FetchSettings
     private let policy: AddressPolicy
     private let counters = Locked(FetchCounters())
+    private let gate: HostGate
+    private let memory: (any UnresolvableHosts)?
+    /// The hosts earlier builds could not resolve (remembered, whether this build believes it or not):
+    /// forgotten once one answers.
+    private let rememberedUnresolvable: Set<String>
 
     static let accept = "image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.8"
     static let userAgent = "imgbake/\(SystemInfo.version) (static site image build step)"
 
-    public init(settings: FetchSettings) {
+    /// `unresolvable`: the hosts earlier builds could not resolve, with the reason each is given as,
+    /// and whether this build takes their word (not with `--retry-failed` or `--refresh`); `memory`
+    /// keeps what this build finds.
+    public init(settings: FetchSettings, unresolvable: [String: String] = [:], believed: Bool = true,
+                memory: (any UnresolvableHosts)? = nil) {
         self.settings = settings
         session = CurlSession(maxConcurrent: settings.concurrency, maxPerHost: settings.perHost)
         policy = AddressPolicy(allowPrivateNetworks: settings.allowPrivateNetworks, connectTo: settings.connectTo)
+        gate = HostGate(unreachable: believed ? unresolvable : [:])
+        rememberedUnresolvable = Set(unresolvable.keys)
+        self.memory = memory
     }
 
-    public var stats: FetchCounters { counters.withLock { $0 } }
+    public var stats: FetchCounters {
+        var stats = counters.withLock { $0 }
+        stats.unreachable = gate.unreachable
+        return stats
+    }
 
     /// Fails what is still queued or running and ends the transfer thread.
     public func shutdown() async { await session.shutdown() }
 
     /// Downloads `url`, revalidating with `validators` when given.
     public func download(_ url: RemoteURL, revalidating validators: Validators? = nil) async -> DownloadResult {
+        if case .unreachable(let reason) = await gate.admit(url.hostKey) {
+            var failure = FetchFailure(reason, kind: .unreachable)
+            failure.host = url.hostKey
+            return .failed(failure)
+        }
         var attempt = 0
         while true {
             let result = await attemptOnce(url, validators: validators)
@@ -86,11 +110,15 @@ public final class Downloader: Sendable {
         request.caFile = settings.caFile
         let policy = self.policy
         request.allowAddress = { policy.allows($0) }
+        // The host is reachable once a connection is made: the requests waiting for it go then, not
+        // after this one's whole answer.
+        let gate = self.gate, hostKey = url.hostKey
+        request.connected = { gate.answered(hostKey) }
 
         counters.withLock { $0.inFlight += 1 }
         let started = ContinuousClock.now
         let outcome = await session.perform(request)
-        let host = url.scheme + "://" + url.host + (url.port.map { ":\($0)" } ?? "")
+        let host = url.hostKey
         counters.withLock { counters in
             counters.inFlight -= 1
             counters.requests += 1
@@ -103,9 +131,12 @@ public final class Downloader: Sendable {
             case .failure: counters.hosts[host, default: HostCounters()].failures += 1
             }
         }
+        await settleGate(host, outcome)
         switch outcome {
         case .failure(let error):
-            return .failed(FetchFailure(transferError: error))
+            var failure = FetchFailure(transferError: error)
+            if failure.kind == .unreachable { failure.host = host }
+            return .failed(failure)
         case .success(let response):
             let received = Validators(etag: response.header("etag"), lastModified: response.header("last-modified"),
                                       cacheControl: response.header("cache-control"), expires: response.header("expires"),
@@ -122,6 +153,23 @@ public final class Downloader: Sendable {
                 failure.retryAfter = response.header("retry-after").flatMap(RetryAfter.parse)
                 return .failed(failure)
             }
+        }
+    }
+
+    /// What this attempt says of its host: it answered, or it could not be reached (and a name that did
+    /// not resolve is remembered for the next builds).
+    private func settleGate(_ host: String, _ outcome: Result<TransferResponse, TransferError>) async {
+        switch outcome {
+        case .failure(let error) where error.isUnreachable:
+            let reason = FetchFailure(transferError: error).reason
+            gate.couldNotReach(host, reason: reason)
+            if case .couldNotResolve = error { await memory?.rememberUnresolvable(host, reason: reason) }
+        case .failure(.addressRefused):
+            // Refused here by the address policy, not by the host: the others go and are judged alike.
+            gate.answered(host)
+        default:
+            gate.answered(host)
+            if rememberedUnresolvable.contains(host) { await memory?.forgetUnresolvable(host) }
         }
     }
 
@@ -147,7 +195,8 @@ extension FetchFailure {
         switch error {
         case .bodyTooLarge: self.init(error.description, kind: .permanent)
         case .addressRefused, .tooManyRedirects, .tls: self.init(error.description, kind: .final)
-        case .timedOut, .couldNotConnect: self.init(error.description, kind: .transient)
+        case .timedOut: self.init(error.description, kind: .transient)
+        case .couldNotResolve, .couldNotConnect: self.init(error.description, kind: .unreachable)
         case .curl: self.init(error.description, kind: error.isTransient ? .transient : .final)
         }
     }

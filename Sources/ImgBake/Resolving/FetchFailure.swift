@@ -7,8 +7,13 @@ public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case permanent
         /// Not retried in this build, not remembered (other 4xx, refused address, redirect loop).
         case final
-        /// Retried with backoff; never remembered (timeouts, connection errors, 408, 429, 5xx).
+        /// Retried with backoff; never remembered (timeouts, resets, 408, 429, 5xx).
         case transient
+        /// The host could not be reached: its name did not resolve, it refused the connection or did not
+        /// answer before the connect timeout. Not retried: the build's other requests to the host fail at
+        /// once with the same reason (`HostGate`), and a name that did not resolve is remembered for
+        /// `unresolvable_ttl`. Like a transient failure, it leaves a cached copy in use.
+        case unreachable
     }
 
     public var reason: String
@@ -17,6 +22,8 @@ public struct FetchFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var status: Int?
     /// What the server's `Retry-After` asked for.
     public var retryAfter: Duration?
+    /// The host (`scheme://host[:port]`) that could not be reached, for `.unreachable`.
+    public var host: String?
 
     public init(_ reason: String, kind: Kind, status: Int? = nil) {
         self.reason = reason

@@ -35,7 +35,7 @@ extension ImageManager {
                 return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
             case .fetched(let bytes, let validators):
                 return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
-            case .failed(let failure) where failure.kind == .transient:
+            case .failed(let failure) where failure.kind == .transient || failure.kind == .unreachable:
                 notes.append("revalidation failed (\(failure.reason)); using the cached copy")
                 return .available(record, origin: .stale, credits: credits ?? Credits(), notes: notes)
             case .failed(let failure):
@@ -105,7 +105,7 @@ extension ImageManager {
             let record = FailureRecord(key: key, url: url.serialized, reason: failure.reason, failedAt: now())
             await cache.rememberFailure(record)
         }
-        return .failed(ImageFailure(reason: failure.reason, kind: transform ? .transform : .fetch(failure.kind)))
+        return .failed(ImageFailure(reason: failure.reason, kind: transform ? .transform : .fetch(failure.kind), host: failure.host))
     }
 
     private nonisolated func merged(_ old: Validators, _ new: Validators) -> Validators {

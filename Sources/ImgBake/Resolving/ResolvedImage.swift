@@ -119,6 +119,8 @@ public enum Resolution: Sendable {
 public struct ImageFailure: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var kind: Kind
+    /// The host that could not be reached (`scheme://host[:port]`), when that is why.
+    public var host: String? = nil
 
     public enum Kind: Sendable, Equatable {
         case fetch(FetchFailure.Kind)

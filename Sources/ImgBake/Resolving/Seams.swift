@@ -22,6 +22,34 @@ protocol Transforming: Sendable {
     func readFile(_ path: String) async throws(AtomicFile.ReadError) -> [UInt8]
 }
 
+/// Where builds remember the hosts whose names did not resolve, so that the builds of the next few
+/// minutes (`fetch.unresolvable_ttl`) ask them nothing: the cache's index (`UnresolvableHostsInCache`).
+public protocol UnresolvableHosts: Sendable {
+    func rememberUnresolvable(_ host: String, reason: String) async
+    func forgetUnresolvable(_ host: String) async
+}
+
+/// The memory in the cache's index, stamped with `clock`'s time.
+struct UnresolvableHostsInCache: UnresolvableHosts {
+    let cache: ImageCache
+    let clock: any WallClock
+
+    func rememberUnresolvable(_ host: String, reason: String) async {
+        await cache.rememberUnresolvable(host, reason: reason, at: clock.now())
+    }
+
+    func forgetUnresolvable(_ host: String) async { await cache.forgetUnresolvable(host) }
+
+    /// What a build starts with: the hosts not resolved within `ttl`, each with the reason its images
+    /// fail with ("… 40 s ago; --retry-failed asks again").
+    func remembered(within ttl: Duration) async -> [String: String] {
+        let now = clock.now()
+        return await cache.unresolvableHosts(since: now - Double(ttl.components.seconds)).mapValues { memory in
+            "\(memory.reason), \(ImageManager.describeAge(now - memory.failedAt)) ago; --retry-failed asks again"
+        }
+    }
+}
+
 /// Wall-clock time in Unix seconds: what freshness and failure memory are judged by.
 public protocol WallClock: Sendable {
     func now() -> Double

@@ -152,7 +152,7 @@ final class RemoteStore: Sendable {
         switch outcome {
         case .failure(let error):
             switch error {
-            case .couldNotConnect, .tls: return .failed(error.description, unreachable: true)
+            case .couldNotConnect, .couldNotResolve, .tls: return .failed(error.description, unreachable: true)
             default: return .failed(error.description, unreachable: false)
             }
         case .success(let response):
