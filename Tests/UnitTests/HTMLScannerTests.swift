@@ -23,6 +23,14 @@ private func scanHTML(_ html: String) -> [(url: String, raw: String, kind: Image
         #expect(refs.map(\.kind) == [.imgSrc, .sourceSrcset, .imgSrc])
     }
 
+    /// Icons are localised, but an .ico favicon (several sizes in a container libvips does not read) is
+    /// left as it is, without a warning: MkDocs' default theme links one from every page.
+    @Test func anICOFaviconIsNotAReference() {
+        let refs = scanHTML(#"<link rel="icon" href="https://a.test/favicon.ico"><link rel="shortcut icon" href="https://a.test/Favicon.ICO?v=2"><link rel="icon" href="https://a.test/icon.png"><link rel="apple-touch-icon" href="https://a.test/touch.png">"#)
+        #expect(refs.map(\.url) == ["https://a.test/icon.png", "https://a.test/touch.png"])
+        #expect(refs.allSatisfy { $0.kind == .link })
+    }
+
     @Test func ampersandEntityInURL() {
         let refs = scanHTML(#"<img src="https://a.test/i.jpg?w=1&amp;h=2">"#)
         #expect(refs.map(\.url) == ["https://a.test/i.jpg?w=1&h=2"])

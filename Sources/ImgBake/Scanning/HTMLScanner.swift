@@ -178,8 +178,17 @@ private struct Found {
         let icon = !rel.isDisjoint(with: ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"])
         let preload = rel.contains("preload") && element.attribute("as")?.value.lowercased() == "image"
         guard icon || preload else { return ownLink(element.attribute("href")) }
+        // An .ico favicon (MkDocs' default theme has one) holds several sizes for the browser to choose
+        // from, in a container imgbake does not decode: left as it is, not reported.
+        if icon, let href = element.attribute("href"), Self.isIconContainer(href.value) { return }
         if let href = element.attribute("href"), let reference = attribute(.link, href) { references.append(reference) }
         if preload, let srcset = element.attribute("imagesrcset") { self.srcset(.linkSrcset, srcset) }
+    }
+
+    /// `favicon.ico`, `cursor.cur`: Windows icon containers, by their extension.
+    static func isIconContainer(_ url: String) -> Bool {
+        let path = url.prefix { $0 != "?" && $0 != "#" }.lowercased()
+        return path.hasSuffix(".ico") || path.hasSuffix(".cur")
     }
 
     /// A link of the page's own, counted by how it is written (`PageLinks`).
