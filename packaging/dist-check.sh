@@ -9,7 +9,8 @@
 #   - `apt install ./dist/imgbake_*.deb` succeeds (its Depends: glibc, libstdc++, libgcc_s and
 #     ca-certificates only) and the installed binary builds the same site;
 # and every one of those four output trees is byte for byte the same. Then, in the Debian 12 root: the
-# manual page, the completions, Examples/site, and the GitHub Action's shell steps. Before all that, the
+# manual page, the completions and Examples/site; in a third, fresh Debian 13 root, the GitHub Action's
+# shell steps with the tarball. Before all that, the
 # glibc floor of the binary and its library (at most 2.34) and the sizes of the artefacts (at most 40 MB).
 # Needs root (mmdebstrap's root mode, chroot, mounts). Run through `make dist-check`, which makes the
 # artefacts first.
@@ -33,11 +34,13 @@ step() { echo; echo "== $* ($(elapsed "$START"))"; }
 arch=$(dpkg --print-architecture)
 debs=("$DIST"/imgbake_*_"$arch".deb)
 tars=("$DIST"/imgbake-*-linux-"$(uname -m)".tar.gz)
+wheels=("$DIST"/imgbake-*-py3-none-manylinux_*_"$(uname -m)".whl)
 [ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "want exactly one $DIST/imgbake_*_$arch.deb (make dist): ${debs[*]}"
 [ ${#tars[@]} = 1 ] && [ -f "${tars[0]}" ] || fail "want exactly one $DIST/imgbake-*-linux-$(uname -m).tar.gz (make dist): ${tars[*]}"
-deb=${debs[0]} tarball=${tars[0]}
+[ ${#wheels[@]} = 1 ] && [ -f "${wheels[0]}" ] || fail "want exactly one $DIST/imgbake-*-py3-none-manylinux_*.whl (make dist): ${wheels[*]}"
+deb=${debs[0]} tarball=${tars[0]} wheel=${wheels[0]}
 version=$(dpkg-deb -f "$deb" Version)
-echo "package: $deb, tarball: $tarball, version $version"
+echo "package: $deb, tarball: $tarball, wheel: $wheel, version $version"
 
 step "what the artefacts need from the system, and their sizes"
 work=$(mktemp -d /tmp/imgbake-dist-check.XXXXXX)
@@ -63,7 +66,9 @@ needed=$(readelf -d "$unpacked/bin/imgbake" "$unpacked"/lib/imgbake/*.so.42 | se
 [ -z "$needed" ] || fail "the artefacts need libraries beyond glibc, libstdc++ and libgcc_s: $needed"
 runpath=$(readelf -d "$unpacked/bin/imgbake" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
 [ "$runpath" = '$ORIGIN/../lib/imgbake' ] || fail "the shipped binary's run path is '$runpath'"
-for file in "$tarball" "$deb"; do
+# The wheel's platform is the measured floor: pip installs it where that glibc is, and nowhere older.
+[[ $(basename "$wheel") == *-py3-none-manylinux_${glibc/./_}_$(uname -m).whl ]] || fail "the wheel's tag is not the floor, glibc $glibc: $wheel"
+for file in "$tarball" "$deb" "$wheel"; do
   size=$(stat -c %s "$file")
   echo "$(basename "$file"): $size bytes"
   [ "$size" -le "$MAX_BYTES" ] || fail "$file is over 40 MB"
@@ -75,8 +80,8 @@ echo "$(basename "$unpacked/bin/imgbake"): $(stat -c %s "$unpacked/bin/imgbake")
 MIRROR=${IMGBAKE_DIST_MIRROR:-http://deb.debian.org/debian}
 mapfile -t aptopts < <(grep -l -s '^Acquire::' /etc/apt/apt.conf.d/* || true)
 mkdir -p "$CACHE/apt-archives/partial"
-fresh_root() { # suite -> prints the root's path
-  local suite=$1 key root_tar root
+fresh_root() { # suite [name] -> prints the root's path
+  local suite=$1 name=${2:-$1} key root_tar root
   key=$( { dpkg-query -W -f '${Version}' mmdebstrap; echo "variant=minbase suite=$suite mirror=$MIRROR"; cat "${aptopts[@]}"; } |
          sha256sum | cut -c1-16)
   root_tar=$CACHE/root-$suite-minbase-$key.tar
@@ -84,7 +89,7 @@ fresh_root() { # suite -> prints the root's path
     mmdebstrap --variant=minbase --mode=root --format=tar --quiet "${aptopts[@]/#/--aptopt=}" "$suite" "$root_tar.part" "$MIRROR" >&2
     mv "$root_tar.part" "$root_tar"
   fi
-  root=$work/root-$suite
+  root=$work/root-$name
   mkdir -p "$root"
   tar -C "$root" -xf "$root_tar"
   mount -t proc proc "$root/proc"
@@ -209,6 +214,68 @@ for k in "${!trees[@]}"; do echo "$k ${trees[$k]}"; done | sort
 [ "$(printf '%s\n' "${trees[@]}" | sort -u | wc -l)" = 1 ] || fail "the output trees differ between artefacts or roots"
 echo "the tarball and the .deb, in Debian 12 and 13, wrote the same bytes"
 
+step "the wheel with pip, in a clean Debian 13 root with only python3 and python3-venv"
+# pip in the root reaches PyPI as this machine's pip does: its hosts file and, when pip trusts a
+# certificate bundle of its own (PIP_CERT, pip.conf's cert), that bundle.
+root=$(fresh_root trixie pip)
+roots+=("$root")
+cp /etc/hosts "$root/etc/hosts"
+in_root "$root" apt-get update -qq
+in_root "$root" apt-get install -y -qq --no-install-recommends python3 python3-venv >/dev/null
+pip_env=()
+cert=${PIP_CERT:-$(python3 -m pip config get global.cert 2>/dev/null || true)}
+if [ -n "$cert" ] && [ -f "$cert" ]; then cp "$cert" "$root/tmp/pip-cert.pem"; pip_env+=(PIP_CERT=/tmp/pip-cert.pem); fi
+index=${PIP_INDEX_URL:-$(python3 -m pip config get global.index-url 2>/dev/null || true)}
+[ -z "$index" ] || pip_env+=("PIP_INDEX_URL=$index")
+mkdir -p "$root/tmp/pkg"
+cp "$wheel" "$root/tmp/pkg/"
+in_root "$root" env "${pip_env[@]}" sh -c "cd /tmp && python3 -m venv v && v/bin/pip install -q /tmp/pkg/$(basename "$wheel") mkdocs sphinx mkdocs-material" ||
+  fail "pip install of the wheel, mkdocs and sphinx failed"
+in_root "$root" /tmp/v/bin/python -c 'import importlib.metadata as m; print(", ".join(f"{d} {m.version(d)}" for d in ("imgbake", "mkdocs", "sphinx", "mkdocs-material")))'
+in_root "$root" sh -c 'command -v imgbake' && fail "imgbake is on the root's PATH: the plugins must find the wheel's own"
+[ -x "$root/tmp/v/bin/imgbake" ] && [ -f "$root/tmp/v/lib/imgbake/$(basename "$unpacked"/lib/imgbake/libvips-*.so.42)" ] ||
+  fail "the wheel did not put bin/imgbake and lib/imgbake/ in the environment"
+in_root "$root" /tmp/v/bin/imgbake --version | head -n2
+# Three projects, each with the plugin in one line of its configuration, and local images on two pages.
+mkproject() { # folder images-folder
+  mkdir -p "$1/$2" "$1/$(dirname "$2")/guide"
+  cp Examples/images/coffee.png Examples/images/hubble.jpg Examples/images/astronaut.jpg "$1/$2/"
+}
+p=$root/tmp/projects
+mkproject "$p/mkdocs" docs/img
+printf 'site_name: MkDocs with imgbake\nplugins: [search, imgbake]\n' > "$p/mkdocs/mkdocs.yml"
+printf '# Home\n\n![Coffee](img/coffee.png)\n\n![Hubble](img/hubble.jpg)\n' > "$p/mkdocs/docs/index.md"
+printf '# Guide\n\n![Astronaut](../img/astronaut.jpg)\n' > "$p/mkdocs/docs/guide/index.md"
+cp -r "$p/mkdocs" "$p/material"
+printf 'site_name: Material with imgbake\ntheme: { name: material }\nplugins: [search, imgbake]\n' > "$p/material/mkdocs.yml"
+mkproject "$p/sphinx" img
+rmdir "$p/sphinx/guide"
+printf 'project = "Sphinx with imgbake"\nextensions = ["imgbake.sphinx"]\n' > "$p/sphinx/conf.py"
+printf 'Home\n====\n\n.. toctree::\n\n   guide\n\n.. image:: img/coffee.png\n\n.. image:: img/hubble.jpg\n' > "$p/sphinx/index.rst"
+printf 'Guide\n=====\n\n.. image:: img/astronaut.jpg\n' > "$p/sphinx/guide.rst"
+in_root "$root" sh -c 'cd /tmp/projects/mkdocs && NO_MKDOCS_2_WARNING=1 /tmp/v/bin/mkdocs build --strict' > "$root/tmp/mkdocs.log" 2>&1 ||
+  { cat "$root/tmp/mkdocs.log"; fail "mkdocs build with the plugin failed"; }
+in_root "$root" sh -c 'cd /tmp/projects/material && NO_MKDOCS_2_WARNING=1 /tmp/v/bin/mkdocs build --strict' > "$root/tmp/material.log" 2>&1 ||
+  { cat "$root/tmp/material.log"; fail "mkdocs build with Material and the plugin failed"; }
+in_root "$root" sh -c 'cd /tmp/projects/sphinx && /tmp/v/bin/sphinx-build -W -q -b html . _build/html' > "$root/tmp/sphinx.log" 2>&1 ||
+  { cat "$root/tmp/sphinx.log"; fail "sphinx-build with the extension failed"; }
+for site in mkdocs/site material/site sphinx/_build/html; do
+  grep -rqE 'src="(\.\./)*_img/coffee-' "$p/$site" --include=index.html || fail "$site: the images were not localised page-relative"
+  grep -rqE '(src|srcset)="/_img/' "$p/$site" && fail "$site: root-relative image URLs (they do not open from disk)"
+  ls "$p/$site/_img/"*.webp >/dev/null 2>&1 || fail "$site: no WebP variants"
+done
+grep -h 'image references localised' "$root/tmp/mkdocs.log" "$root/tmp/material.log" "$root/tmp/sphinx.log" | sed 's/^ *//'
+if [ -x /usr/bin/chromium ]; then
+  python3 Tests/Support/from_disk.py "$p/mkdocs/site/index.html" "$p/mkdocs/site/guide/index.html" \
+    "$p/material/site/index.html" "$p/material/site/guide/index.html" \
+    "$p/sphinx/_build/html/index.html" "$p/sphinx/_build/html/guide.html" > "$work/from-disk.json" ||
+    { cat "$work/from-disk.json"; fail "a page opened from disk in Chromium did not show every image"; }
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("Chromium, from disk: " + ", ".join("%s %d/%d" % (k.split("/projects/")[1], v["loaded"], v["total"]) for k, v in r.items())); sys.exit(0 if all(v["total"] > 0 for v in r.values()) else 1)' "$work/from-disk.json" ||
+    fail "a page opened from disk had no local image"
+else
+  fail "Chromium (/usr/bin/chromium, make test installs it) is needed to open the pages from disk"
+fi
+
 root=$bookworm_root
 step "Debian 12: no Swift in the root"
 in_root "$root" sh -c 'command -v swift || command -v swiftc' && fail "the root has a Swift toolchain"
@@ -272,8 +339,14 @@ sys.exit(0 if report["imgbake"] == sys.argv[2] else 1)
 EOF
 echo "$webps WebP files; index.html and posts/first-light.md rewritten; the report says imgbake $version"
 
-step "the GitHub Action's steps"
-python3 packaging/action/test_action.py --root "$root" --package "$deb" --site Examples/site \
+step "the GitHub Action's steps, in a clean Debian 13 root"
+# The nearest to GitHub's ubuntu-latest (Ubuntu 24.04) that can be made here: the same 64-bit-time
+# libraries, and nothing of imgbake's. The action installs the tarball into the runner's tool cache.
+root=$(fresh_root trixie action)
+roots+=("$root")
+mkdir -p "$root/tmp/gh"
+cp "$gh/origin-cert.pem" "$root/tmp/gh/origin-cert.pem"
+python3 packaging/action/test_action.py --root "$root" --package "$tarball" --site Examples/site \
   --args "--connect-to $connect --cacert /tmp/gh/origin-cert.pem"
 
 step "dist-check passed"

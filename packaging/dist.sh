@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make dist`: dist/imgbake_<version>_<arch>.deb and dist/imgbake-<version>-linux-<machine>.tar.gz from
+# `make dist`: dist/imgbake_<version>_<arch>.deb, dist/imgbake-<version>-linux-<machine>.tar.gz and the
+# wheel dist/imgbake-<version>-py3-none-manylinux_*.whl (packaging/wheel.sh), from
 # the release binary (`make release`: the Swift runtime and the stack's static libraries linked in) and
 # the stack's libvips beside it in lib/imgbake/ (packaging/stack/stack.sh), with the manual page
 # generated from the argument parser's own definitions, the completions it writes for bash, zsh and
@@ -106,7 +107,7 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$MAINTAIN
 find "$deb_root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 mkdir -p "$DIST"
-rm -f "$DIST"/imgbake_*.deb "$DIST"/imgbake-*.tar.gz "$DIST"/SHA256SUMS
+rm -f "$DIST"/imgbake_*.deb "$DIST"/imgbake-*.tar.gz "$DIST"/imgbake-*.whl "$DIST"/SHA256SUMS
 deb="$DIST/imgbake_${version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$deb_root" "$deb" >&2
 
@@ -125,7 +126,13 @@ sed -e "s|@VERSION@|$version|g" -e "s|@GLIBC@|$(sed -n 's/^glibc //p' <<<"$floor
 tarball="$DIST/$name.tar.gz"
 tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner -C "$tar_root" -cf - "$name" |
   gzip -9n > "$tarball"
-(cd "$DIST" && sha256sum "$(basename "$deb")" "$(basename "$tarball")" > SHA256SUMS)
+# The wheel: the same binary and library, with the MkDocs and Sphinx plugins (packaging/wheel.sh), and
+# the licences the tarball carries.
+install -d "$work/licences"
+cp "$doc"/LICENSE "$doc"/copyright "$doc"/Apache-2.0 "$doc"/GPL-3 "$doc"/LGPL-2.1 "$doc"/LGPL-3 "$doc"/MPL-2.0 "$work/licences/"
+for file in "$doc"/stack/*; do cp "$file" "$work/licences/stack-$(basename "$file")"; done
+wheel=$(bash packaging/wheel.sh "$version" "$tar_root/$name/bin/imgbake" "$tar_root/$name/lib/imgbake/$vips_lib" "$work/licences" "$DIST")
+(cd "$DIST" && sha256sum "$(basename "$deb")" "$(basename "$tarball")" "$(basename "$wheel")" > SHA256SUMS)
 
 # Lintian: no errors; the warnings kept are overridden in packaging/lintian-overrides, each with why.
 # (--show-overrides would make the overridden ones fail the run too, so they are listed from the file.)

@@ -46,13 +46,14 @@ for file in Examples/ci/*.yml; do
 done
 
 if [ -n "$dist" ]; then
-  # The names install.sh downloads (imgbake_<version>_<arch>.deb, SHA256SUMS) and the tarball.
-  for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" SHA256SUMS; do
+  # The names install.sh downloads (the tarball, SHA256SUMS), the .deb and the wheel.
+  wheel="imgbake-${version}-py3-none-manylinux_2_34_x86_64.whl"
+  for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel" SHA256SUMS; do
     [ -s "$dist/$name" ] || fail "$dist/$name is missing"
   done
   if [ -s "$dist/SHA256SUMS" ]; then
     (cd "$dist" && sha256sum --check --quiet SHA256SUMS) || fail "$dist/SHA256SUMS does not match the files"
-    for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz"; do
+    for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel"; do
       grep -q " $name\$" "$dist/SHA256SUMS" || fail "$dist/SHA256SUMS does not list $name"
     done
   fi

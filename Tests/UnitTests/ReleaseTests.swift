@@ -24,11 +24,14 @@ import ImgBakeTestSupport
     @Test func theReleasePublishesWhatIsDownloadedFromIt() throws {
         let release = try text(".github/workflows/release.yml")
         let published = Set(release.matches(of: /"dist\/([^"\/\s]+)"/).map { named($0.output.1) })
-        #expect(published == ["imgbake_\(SystemInfo.version)_amd64.deb", "imgbake-\(SystemInfo.version)-linux-x86_64.tar.gz", "SHA256SUMS"],
+        let wheel = "imgbake-\(SystemInfo.version)-py3-none-manylinux_2_34_x86_64.whl"
+        #expect(published == ["imgbake_\(SystemInfo.version)_amd64.deb", "imgbake-\(SystemInfo.version)-linux-x86_64.tar.gz", wheel, "SHA256SUMS"],
                 "\(published)")
+        // The wheel goes to PyPI too, by trusted publishing (an OIDC token, no stored secret).
+        #expect(release.contains("pypa/gh-action-pypi-publish@release/v1") && release.contains("id-token: write"))
         #expect(release.contains(#"tags: ["v*"]"#))
 
-        // The Action's installer: the package by name, and SHA256SUMS, from the release tagged v<version>.
+        // The Action's installer: the tarball by name, and SHA256SUMS, from the release tagged v<version>.
         let install = try text("packaging/action/install.sh")
         let package = try #require(install.firstMatch(of: /\n  name="([^"]+)"/), "install.sh names no package")
         #expect(install.contains(#"base="https://github.com/imgbake/imgbake/releases/download/v${IMGBAKE_VERSION}""#))
@@ -38,14 +41,15 @@ import ImgBakeTestSupport
 
         // The GitLab example downloads the same way.
         let gitlab = try text("Examples/ci/gitlab-ci.yml")
-        let gitlabPackage = try #require(gitlab.firstMatch(of: /deb="([^"]+)"/), "gitlab-ci.yml names no package")
+        let gitlabPackage = try #require(gitlab.firstMatch(of: /tarball="([^"]+)"/), "gitlab-ci.yml names no tarball")
         #expect(published.contains(named(gitlabPackage.output.1)) && gitlab.contains(#""$release/SHA256SUMS""#))
 
         // make dist makes them under these names.
         let dist = try text("packaging/dist.sh")
         let deb = try #require(dist.firstMatch(of: /deb="\$DIST\/([^"]+)"/), "dist.sh names no package")
         let tarball = try #require(dist.firstMatch(of: /\nname=(imgbake-[^\s]+)\n/), "dist.sh names no tarball")
-        #expect(dist.contains("> SHA256SUMS)"))
-        #expect(Set([named(deb.output.1), named(tarball.output.1) + ".tar.gz", "SHA256SUMS"]) == published)
+        #expect(dist.contains("> SHA256SUMS)") && dist.contains(#""$(basename "$wheel")" > SHA256SUMS"#))
+        // The wheel's name comes from wheel.sh's tags: the platform is the glibc floor dist-check holds at 2.34.
+        #expect(Set([named(deb.output.1), named(tarball.output.1) + ".tar.gz", wheel, "SHA256SUMS"]) == published)
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The GitHub Action (action.yml) run as a runner would run it, in a clean Debian 12 root with the built
-package: `make dist-check` calls this after it has installed nothing but the root.
+"""The GitHub Action (action.yml) run as a runner would run it, in a clean Debian 13 root (the nearest to
+GitHub's ubuntu-latest, Ubuntu 24.04, that can be made here: the same 64-bit-time libraries, no libvips)
+with the built tarball: `make dist-check` calls this on a root with nothing of imgbake's installed.
 
 Each step of action.yml is taken as written: its `if`, `env` and `run` are evaluated with the inputs
 and the runner's variables (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, RUNNER_TEMP, ...), and its shell steps
@@ -144,8 +145,10 @@ class Runner:
         shutil.rmtree(self.path(f"{gh}/workspace"), ignore_errors=True)
         os.makedirs(self.path(f"{gh}/temp"), exist_ok=True)
         shutil.copytree(os.path.join(ROOT_DIR, self.args.site), self.path(f"{gh}/workspace/site"))
-        for name in ("summary.md", "output"):
+        for name in ("summary.md", "output", "path"):
             open(self.path(f"{gh}/{name}"), "w").close()
+        # The runner's tool cache survives from run to run, as on a runner that keeps its tools.
+        os.makedirs(self.path(f"{gh}/toolcache"), exist_ok=True)
         declared = self.action["inputs"]
         unknown = set(inputs) - set(declared)
         assert not unknown, f"inputs not declared in action.yml: {unknown}"
@@ -154,6 +157,7 @@ class Runner:
             "CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux", "RUNNER_TEMP": f"{gh}/temp",
             "GITHUB_WORKSPACE": f"{gh}/workspace", "GITHUB_STEP_SUMMARY": f"{gh}/summary.md",
             "GITHUB_OUTPUT": f"{gh}/output", "GITHUB_ACTION_PATH": f"{gh}/action", "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_PATH": f"{gh}/path", "RUNNER_TOOL_CACHE": f"{gh}/toolcache",
             "HOME": "/root", "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
         }
         context = {
@@ -184,6 +188,9 @@ class Runner:
                 continue
             assert step.get("shell") == "bash", f"{name}: a run step needs shell: bash"
             step_env = dict(env)
+            # Folders a step added to GITHUB_PATH come first on PATH in the steps after it.
+            added = [line for line in open(self.path(f"{gh}/path")).read().splitlines() if line]
+            step_env["PATH"] = ":".join(list(reversed(added)) + [env["PATH"]])
             step_env.update({k: evaluate(v, context, functions) for k, v in step.get("env", {}).items()})
             script = evaluate(step["run"], context, functions)
             open(self.path(f"{gh}/output"), "w").close()
@@ -215,8 +222,8 @@ class Runner:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--root", required=True, help="a Debian 12 root to run the steps in")
-    parser.add_argument("--package", required=True, help="the .deb the install step installs")
+    parser.add_argument("--root", required=True, help="a clean root (Debian 13) to run the steps in")
+    parser.add_argument("--package", required=True, help="the tarball the install step installs")
     parser.add_argument("--site", required=True, help="a site folder of this repository")
     parser.add_argument("--args", default="", help="extra arguments for imgbake build (the origin)")
     args = parser.parse_args()
@@ -237,7 +244,7 @@ def main():
     shutil.copytree(os.path.join(ROOT_DIR, "packaging/action"), runner.path(gh + "/action/packaging/action"))
     shutil.copy(args.package, runner.path(gh + "/"))
     package = f"{gh}/{os.path.basename(args.package)}"
-    version = subprocess.run(["dpkg-deb", "-f", args.package, "Version"], stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    version = re.fullmatch(r"imgbake-(.+)-linux-x86_64\.tar\.gz", os.path.basename(args.package)).group(1)
     assert action["inputs"]["version"]["default"] == version.split("+")[0], \
         f"action.yml installs {action['inputs']['version']['default']} by default, the package is {version}"
     inputs = {"site": "site", "package": package, "version": version, "args": args.args}
@@ -265,6 +272,11 @@ def main():
     upload, = uses["actions/upload-artifact@v4"]
     assert upload["name"] == "imgbake-report" and os.path.isfile(runner.path(upload["path"])), upload
     assert "<h1>imgbake report</h1>" in open(runner.path(upload["path"])).read()
+    # Installed into the tool cache, on PATH for the steps after it, needing nothing of the root's.
+    tool = f"{gh}/toolcache/imgbake/{version}/x64"
+    assert os.path.isfile(runner.path(tool + "/bin/imgbake")) and os.path.isfile(runner.path(tool + ".complete")), tool
+    assert open(runner.path(f"{gh}/path")).read().split() == [tool + "/bin"], open(runner.path(f"{gh}/path")).read()
+    assert not os.path.exists(runner.path("/usr/bin/imgbake")) and not os.path.exists(runner.path("/usr/local/bin/imgbake"))
 
     print(" warm run (the cache restored: RUNNER_TEMP kept)")
     context, uses, summary = runner.run(1002, inputs, "success")
