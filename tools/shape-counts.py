@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""shape-counts.py [ROOT] - counts that say how the build's core is shaped, read from the sources:
+
+  mode tests        uses of the mode flags (inPlace, writesSite, check) in the pipeline outside the
+                    output target's own file (Sources/ImgBake/Pipeline/OutputTarget.swift)
+  page stage lines  lines of the page stage: Pipeline/PageStream*.swift and Pipeline/PagePlan*.swift
+  largest bag       the most stored `var`s of one struct or class of the pipeline (its mutable bags)
+  state writers     call sites that write the site state store (record, putSeal, recordOutputs, keepPage,
+                    and the journal's own) outside the store and the journal
+  state makers      places that construct a PageState (`PageState(`) outside its own file
+  concurrency       the mechanisms in use: task groups or actors; DispatchQueue.concurrentPerform; threads
+                    parked on an NSCondition; threads of their own (the transfer thread); task executors
+  unchecked         `@unchecked Sendable` conformances
+
+Run from anywhere: `python3 tools/shape-counts.py` (ROOT defaults to the repository this file is in).
+`git stash`/`git worktree` gives the same counts for another commit.
+"""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCES = os.path.join(ROOT, "Sources")
+PIPELINE = os.path.join(SOURCES, "ImgBake", "Pipeline")
+
+
+def swift_files(folder):
+    for base, _, names in os.walk(folder):
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                yield os.path.join(base, name)
+
+
+def code(path):
+    """The file's lines without comments (// to the end of a line; doc comments included)."""
+    lines = []
+    for line in open(path, encoding="utf-8"):
+        lines.append(re.sub(r"//.*$", "", line.rstrip("\n")))
+    return lines
+
+
+def count(pattern, files, skip=()):
+    total = 0
+    for path in files:
+        if os.path.basename(path) in skip:
+            continue
+        total += sum(len(re.findall(pattern, line)) for line in code(path))
+    return total
+
+
+def largest_bag():
+    """(name, count): the struct or class of the pipeline with the most stored `var` properties."""
+    best = ("", 0)
+    for path in swift_files(PIPELINE):
+        depth, current, fields, stack = 0, None, 0, []
+        for line in code(path):
+            match = re.match(r"\s*(?:private |fileprivate |public |package )?(?:final )?(struct|class)\s+(\w+)", line)
+            if match:
+                stack.append((depth, match.group(2), 0))
+            # A stored var at the body's own level: `var name` (not computed: no `{` after the type).
+            if stack and depth == stack[-1][0] + 1 and re.match(r"\s*(?:private(?:\(set\))? |fileprivate |public |package |internal )*var \w+", line) \
+                    and not re.search(r"\{\s*$", line) and "{ get" not in line:
+                d, name, n = stack[-1]
+                stack[-1] = (d, name, n + 1)
+            depth += line.count("{") - line.count("}")
+            while stack and depth <= stack[-1][0]:
+                d, name, n = stack.pop()
+                if n > best[1]:
+                    best = (name, n)
+    return best
+
+
+def main():
+    pipeline = list(swift_files(PIPELINE))
+    everything = list(swift_files(SOURCES))
+    mode = count(r"\b(?:inPlace|writesSite|plan\.check|\.check\b(?!\())", pipeline, skip=("OutputTarget.swift",))
+    stage = [p for p in pipeline if os.path.basename(p).startswith(("PageStream", "PagePlan"))]
+    stage_lines = sum(len(open(p, encoding="utf-8").read().splitlines()) for p in stage)
+    name, fields = largest_bag()
+    writers = count(r"\b(?:store|sites|run\.store)\.(?:record|putSeal|recordOutputs|keepPage)\(", everything,
+                    skip=("SiteStateStore.swift", "BuildJournal.swift"))
+    makers = count(r"\bPageState\(", everything, skip=("SiteState.swift", "PageStateCodec.swift"))
+    mechanisms = []
+    if count(r"\bwithTaskGroup|withThrowingTaskGroup|\bactor\b", everything):
+        mechanisms.append("task groups and actors")
+    if count(r"concurrentPerform", everything):
+        mechanisms.append("DispatchQueue.concurrentPerform")
+    if count(r"NSCondition", everything):
+        mechanisms.append("threads parked on an NSCondition")
+    if count(r"\bThread\s*\{", everything):
+        mechanisms.append("threads of their own (Thread)")
+    if count(r"\bTaskExecutor\b", everything):
+        mechanisms.append("task executors")
+    unchecked = count(r"@unchecked\s+Sendable", everything)
+    print("| count | value |")
+    print("|---|---|")
+    print("| mode tests outside the output target | %d |" % mode)
+    print("| lines of the page stage (%s) | %d |" % (", ".join(sorted(os.path.basename(p) for p in stage)), stage_lines))
+    print("| fields of the largest mutable bag | %d (%s) |" % (fields, name))
+    print("| places that write the site state store | %d |" % writers)
+    print("| places that construct a PageState | %d |" % makers)
+    print("| concurrency mechanisms | %d: %s |" % (len(mechanisms), "; ".join(mechanisms)))
+    print("| @unchecked Sendable | %d |" % unchecked)
+
+
+if __name__ == "__main__":
+    main()
