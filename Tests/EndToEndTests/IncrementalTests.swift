@@ -61,8 +61,11 @@ import ImgBakeTestSupport
     func pageStates(_ site: TestSite, _ origin: Origin) async throws -> [String: PageState] {
         let plan = try BuildPlan(site.configuration(origin: origin), now: 0)
         let cache = try ImageCache(directory: site.cache)
-        defer { Task { await cache.shutdown() } }
-        return await SiteStateStore(cache: cache, root: plan.stateRoot).pageStates()
+        let pool = WorkerPool(threads: 1, name: "test")
+        let states = await SiteStateStore(cache: cache, root: plan.stateRoot, decoding: pool).pageStates()
+        await cache.shutdown()
+        await pool.shutdown()
+        return states
     }
 
     /// A wiped `--out` (a fresh CI checkout with the cache restored): every page and image file is

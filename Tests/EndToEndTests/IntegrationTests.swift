@@ -67,7 +67,7 @@ import ImgBakeTestSupport
         #expect(report.totals.images == 3 && report.totals.imagesDownloaded == 2 && report.totals.imagesFailed == 1)
         #expect(report.totals.references == 3 && report.totals.referencesLocalised == 2)
         #expect(report.totals.bytesBefore > report.totals.bytesAfter && report.totals.bytesAfter > 0)
-        #expect(report.references.map(\.outcome) == ["downloaded", "failed", "downloaded"])
+        #expect(report.references.map(\.outcome) == [.downloaded, .failed, .downloaded])
         #expect(report.references[1].reason == "HTTP 404" && report.references[1].line == 2)
         #expect(report.hosts.count == 1 && report.hosts[0].requests == 3 && report.hosts[0].failures == 1)
         let hubble = try #require(report.images.first { $0.url.hasSuffix("hubble.jpg") })
@@ -85,7 +85,7 @@ import ImgBakeTestSupport
         config.reportPath = site.folder.path + "/again.json"
         let report = try #require(try await site.build(config).report)
         #expect(report.totals.pagesUnchanged == 1) // b.md; a.html has a failure, so it is read again
-        #expect(report.references.filter { $0.outcome == "unchanged" }.map(\.file) == ["b.md"])
+        #expect(report.references.filter { $0.outcome == .unchanged }.map(\.file) == ["b.md"])
     }
 
     @Test func theHTMLReportIsOnePageWithFailuresFirstAndThumbnails() async throws {

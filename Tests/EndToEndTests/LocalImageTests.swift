@@ -255,7 +255,7 @@ import Vips
         let validation = try await validateReport(report.json(), in: site.folder)
         #expect(validation.stdout.hasSuffix("valid\n"), "\(validation.stdout)\(validation.stderr)")
         #expect(Set(report.references.map(\.kind)) == ["img-src", "css", "front-matter", "feed"])
-        #expect(report.images.allSatisfy { $0.outcome == "read" } && report.totals.imagesRead == 2)
+        #expect(report.images.allSatisfy { $0.outcome == .read } && report.totals.imagesRead == 2)
         #expect(report.totals.referencesLocalised == 4)
     }
 

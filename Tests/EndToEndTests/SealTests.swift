@@ -199,8 +199,10 @@ import ImgBakeTestSupport
 
     func seal(_ site: TestSite, _ plan: BuildPlan) async -> SiteSeal? {
         guard let cache = try? ImageCache(directory: site.cache) else { return nil }
-        let seal = await SiteStateStore(cache: cache, root: plan.stateRoot).seal()
+        let pool = WorkerPool(threads: 1, name: "test")
+        let seal = await SiteStateStore(cache: cache, root: plan.stateRoot, decoding: pool).seal()
         await cache.shutdown()
+        await pool.shutdown()
         return seal
     }
 

@@ -31,7 +31,7 @@ import ImgBakeTestSupport
         for k in 1...4 { #expect(!FileManager.default.fileExists(atPath: site.out("shard\(k)")), "a shard writes nothing") }
         let reports = try shards.map { try #require($0.report) }
         #expect(reports.map(\.totals.images).reduce(0, +) == Self.images.count, "the shards cover every image, without overlap")
-        let downloaded = reports.flatMap { $0.images.filter { $0.outcome == "downloaded" }.map(\.url) }
+        let downloaded = reports.flatMap { $0.images.filter { $0.outcome == .downloaded }.map(\.url) }
         #expect(downloaded.sorted() == Self.images.map { origin.url("img/" + $0) }.sorted(), "each image made in exactly one shard")
 
         let assembled = try await site.build("assembled", environment: s3.environment)

@@ -85,6 +85,16 @@ import ImgBakeTestSupport
         #expect(text.contains("inventory ─▶ triage"))
     }
 
+    /// A page's plan is a pure function of what was gathered for it (`PagePlan.make`): its file reaches
+    /// no disk, cache, store or clock, and waits for nothing.
+    @Test func thePagePlanTouchesNothing() throws {
+        let text = try String(contentsOfFile: Self.library + "/Pipeline/PagePlan.swift", encoding: .utf8)
+        for needle in ["AtomicFile", "FileStamp.of", "PageFile.read", "FileManager", "import Foundation", "await ", "now()", "WallClock", "Date("] {
+            #expect(!text.contains(needle), "PagePlan.swift uses \(needle)")
+        }
+        #expect(!text.contains(/\b(cache|store|services|demand)\.[a-zA-Z]/), "PagePlan.swift calls the cache, the store or the demand")
+    }
+
     /// Stages take what the stages before them produced as a few values, not wide state by position:
     /// no function of the pipeline takes more than four parameters, or runs longer than 45 lines.
     @Test func pipelineFunctionsAreNarrowAndShort() throws {

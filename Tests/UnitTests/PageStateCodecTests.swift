@@ -6,25 +6,32 @@ import Testing
 /// characters of a path or URL, and anything that is not a whole state reads as no state. The
 /// references are stored apart and read only for reports.
 @Suite struct PageStateCodecTests {
-    static let references = RecordedReferences([
+    static let references = [
         RecordedReference(line: 3, column: 7, kind: .imgSrcset, url: "https://img.example.test/a.jpg?x=1\tz"),
         RecordedReference(line: -9, column: 1, kind: .frontMatter, url: "file:images/c\\d.png"),
-    ])
+    ]
 
     static let state = PageState(
-        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: BlobID(hex: String(repeating: "ab", count: 32)), size: 1234,
-        modified: 1_700_000_000_123_456_789, output: FileStamp(size: 99, modified: -5),
-        written: [BlobID(hex: String(repeating: "ef", count: 32))!, BlobID(of: [1, 2, 3])], kept: BlobID(hex: String(repeating: "cd", count: 32)), complete: true,
-        keys: [OriginalKey("https://img.example.test/a.jpg"), OriginalKey("file:images/ü b.png")],
+        path: "posts/a\nb\\c\td\r\ne.html", fingerprint: "f1", sourceHash: BlobID(hex: String(repeating: "ab", count: 32)),
+        stamp: FileStamp(size: 1234, modified: 1_700_000_000_123_456_789),
+        copy: .rewritten(source: BlobID(hex: String(repeating: "cd", count: 32))!,
+                         rewrites: [BlobID(hex: String(repeating: "ef", count: 32))!, BlobID(of: [1, 2, 3])]),
+        complete: true, keys: [OriginalKey("https://img.example.test/a.jpg"), OriginalKey("file:images/ü b.png")],
         sources: SourceDigest(value: 0xfedc_ba98_7654_3210), images: ["a-1-480.webp", "a-1-960.webp"],
         imagesKnown: false, mentions: ["ü b.png"], references: nil)
 
     @Test func everyFieldSurvivesARoundTrip() {
         #expect(PageStateCodec.decode(PageStateCodec.encode(Self.state)) == Self.state)
+        // Each kind of copy: none, the source kept in place, the page as written with `--out` (with and
+        // without a kept copy and an output stamp).
+        for copy in [PageCopy.none, .written(kept: BlobID(of: [4]), output: FileStamp(size: 99, modified: -5)),
+                     .written(kept: nil, output: FileStamp(size: 1, modified: 2)), .written(kept: BlobID(of: [5]), output: nil)] {
+            var other = Self.state
+            other.copy = copy
+            #expect(PageStateCodec.decode(PageStateCodec.encode(other)) == other, "\(copy)")
+        }
         var empty = Self.state
-        empty.output = nil
-        empty.kept = nil
-        empty.written = []
+        empty.copy = .none
         empty.mentions = []
         empty.sources = SourceDigest()
         empty.sourceHash = nil
@@ -32,11 +39,12 @@ import Testing
         empty.images = []
         empty.path = ""
         #expect(PageStateCodec.decode(PageStateCodec.encode(empty)) == empty)
-        // The references, as the index stores them apart: text until a report reads them.
-        #expect(RecordedReferences(stored: Self.references.lines)?.all == Self.references.all)
-        #expect(RecordedReferences(stored: "")?.count == 0)
-        #expect(RecordedReferences(stored: Self.references.lines.replacingOccurrences(of: "img-srcset", with: "no-such-kind")) == nil)
-        #expect(RecordedReferences(stored: Self.references.lines.replacingOccurrences(of: "\\\\", with: "\\q")) == nil)
+        // The references, as the index stores them apart, read only for reports.
+        let stored = PageStateCodec.lines(of: Self.references)
+        #expect(PageStateCodec.references(stored: stored) == Self.references)
+        #expect(PageStateCodec.references(stored: "") == [])
+        #expect(PageStateCodec.references(stored: stored.replacingOccurrences(of: "img-srcset", with: "no-such-kind")) == nil)
+        #expect(PageStateCodec.references(stored: stored.replacingOccurrences(of: "\\\\", with: "\\q")) == nil)
     }
 
     @Test func aStateIsOneRowOfLinesWithoutRawNewlinesInFields() {

@@ -23,17 +23,17 @@ import ImgBakeTestSupport
         report.totals.bytesAfter = 40_000
         report.hosts = [.init(host: "https://images.test", requests: 2, bytes: 150_000, seconds: 0.25, failures: 1)]
         report.images = [
-            .init(url: "https://images.test/a.jpg", key: "k1", outcome: "downloaded", reason: nil, format: "jpeg", width: 800,
+            .init(url: "https://images.test/a.jpg", key: "k1", outcome: .downloaded, reason: nil, format: "jpeg", width: 800,
                   height: 600, bytesBefore: 150_000, bytesAfter: 40_000,
                   files: [.init(name: "a-0123456789-480.webp", format: "webp", width: 480, height: 360, bytes: 20_000),
                           .init(name: "a-abcdef0123-800.jpg", format: "jpeg", width: 800, height: 600, bytes: 40_000)],
                   thumbnail: "data:image/webp;base64,AAAA"),
-            .init(url: "https://images.test/<script>.png?a=1&b=2", key: "k2", outcome: "failed", reason: "HTTP 404 \"gone\"",
+            .init(url: "https://images.test/<script>.png?a=1&b=2", key: "k2", outcome: .failed, reason: "HTTP 404 \"gone\"",
                   format: nil, width: nil, height: nil, bytesBefore: nil, bytesAfter: nil, files: [], thumbnail: nil),
         ]
         report.references = [
             .init(file: "p.html", line: 3, column: 10, kind: "img-src", url: "https://images.test/<script>.png?a=1&b=2",
-                  outcome: "failed", reason: "HTTP 404 \"gone\"", image: 1),
+                  outcome: .failed, reason: "HTTP 404 \"gone\"", image: 1),
         ]
         return report
     }

@@ -15,11 +15,13 @@ public final class ImageCache: Sendable {
     public let directory: String
     let blobs: BlobStore
     let index: CacheIndex
-    private let io: BlockingPool
+    private let io: WorkerPool
     /// Nil when the cache can be written; else why not, naming the folder (`cannot write <dir>: Read-only
     /// file system`).
     public let readOnly: String?
     private let overlay = Locked(CacheOverlay())
+    /// Variant blobs this process stored or found whole: `checkBlob` reads each other one once.
+    private let whole = Locked(Set<BlobID>())
 
     /// Threads for disk and SQLite work. SQLite writes are serialised by its lock anyway; two threads
     /// let a blob copy proceed while another call waits on the index.
@@ -44,7 +46,7 @@ public final class ImageCache: Sendable {
             index = try CacheIndex(path: (AtomicFile.size(of: indexPath) ?? 0) > 0 ? indexPath : ":memory:", readOnly: true)
         }
         self.readOnly = readOnly
-        io = BlockingPool(threads: Self.ioThreads, name: "cache-io")
+        io = WorkerPool(threads: Self.ioThreads, name: "cache-io")
         if let readOnly { overlay.withLock { $0.reason = readOnly } }
     }
 
@@ -248,6 +250,7 @@ public final class ImageCache: Sendable {
             row.blob = made.bytes.map { BlobID(of: $0) }
             return row
         }
+        whole.withLock { $0.formUnion(rows.compactMap(\.blob)) }
         await store({ index, blobs in
             for (row, made) in zip(rows, made) { if let bytes = made.bytes, let id = row.blob { try blobs.write(bytes, as: id) } }
             try index.putVariants(rows, now: now)
@@ -267,6 +270,7 @@ public final class ImageCache: Sendable {
     /// a blob lost or damaged by a crash is a miss, or found when read).
     public func storeFetchedVariants(_ fetched: [(row: VariantRecord, bytes: [UInt8]?)], of original: BlobID,
                                      placeholders: [String: String], now: Double) async {
+        whole.withLock { $0.formUnion(fetched.compactMap { $0.row.blob }) }
         await store({ index, blobs in
             for (row, bytes) in fetched { if let bytes, let id = row.blob { try blobs.write(bytes, as: id, durable: false) } }
             try index.putVariants(fetched.map(\.row), now: now)
@@ -286,6 +290,19 @@ public final class ImageCache: Sendable {
     public func readBlob(_ id: BlobID) async -> BlobStore.ReadResult {
         if let kept = overlay.withLock({ $0.blobs[id] }) { return .found(kept) }
         return (try? await run { _, blobs in blobs.read(id) }) ?? .missing
+    }
+
+    /// Whether a blob is there and whole: read and hashed once per process, unless this process stored
+    /// it. One that is not is forgotten with every row that names it, so that what it held is made again.
+    public func checkBlob(_ id: BlobID) async -> Bool {
+        if whole.withLock({ $0.contains(id) }) || overlay.withLock({ $0.blobs[id] != nil }) { return true }
+        let found = (try? await run { _, blobs in if case .found = blobs.read(id) { true } else { false } }) ?? false
+        if found {
+            whole.withLock { _ = $0.insert(id) }
+        } else if readOnly == nil {
+            await store({ index, _ in try index.removeAll(withBlob: id) }, else: { _ in })
+        }
+        return found
     }
 
     public func hasBlob(_ id: BlobID) async -> Bool {

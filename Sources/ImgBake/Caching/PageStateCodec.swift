@@ -15,7 +15,7 @@
 enum PageStateCodec {
     static func encode(_ state: PageState) -> String {
         var lines = ["S4", escape(state.path), escape(state.fingerprint), state.sourceHash?.hex ?? "-",
-                     String(state.size), String(state.modified),
+                     String(state.stamp.size), String(state.stamp.modified),
                      state.output.map { "\($0.size) \($0.modified)" } ?? "-", state.kept?.hex ?? "-",
                      state.complete ? "1" : "0", state.imagesKnown ? "1" : "0", String(state.sources.value, radix: 16)]
         for list in [state.keys.map(\.string), state.images, state.written.map(\.hex), state.mentions] {
@@ -35,6 +35,17 @@ enum PageStateCodec {
     static func decode(_ text: String, interning strings: inout Interner) -> PageState? {
         var text = text
         return text.withUTF8 { decode(bytes: $0, interning: &strings) }
+    }
+
+    /// A state as the index holds it, with its references when they were read; nil when damaged or not
+    /// the page its row names.
+    static func decode(_ stored: StoredPageState, interning strings: inout Interner) -> PageState? {
+        guard var state = decode(stored.state, interning: &strings), state.path == stored.path else { return nil }
+        if let lines = stored.references {
+            guard let references = references(stored: lines) else { return nil }
+            state.references = references
+        }
+        return state
     }
 
     /// Works on the UTF-8 bytes: going through `Character`s (grapheme breaking) cost more than the JSON
@@ -68,8 +79,18 @@ enum PageStateCodec {
             guard let id = BlobID(hex: sourceHash) else { return nil }
             source = id
         }
-        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: source, size: size, modified: modified,
-                         output: stamp, written: written, kept: blob, complete: complete, keys: keys,
+        // The fields S4 stores, as the copy they describe: hashes written over the source are in place.
+        let copy: PageCopy
+        if !written.isEmpty {
+            guard let blob else { return nil }
+            copy = .rewritten(source: blob, rewrites: written)
+        } else if blob != nil || stamp != nil {
+            copy = .written(kept: blob, output: stamp)
+        } else {
+            copy = .none
+        }
+        return PageState(path: path, fingerprint: strings.intern(fingerprint), sourceHash: source,
+                         stamp: FileStamp(size: size, modified: modified), copy: copy, complete: complete, keys: keys,
                          sources: SourceDigest(value: sources), images: images, imagesKnown: imagesKnown, mentions: mentions,
                          references: nil)
     }
@@ -89,6 +110,22 @@ enum PageStateCodec {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A page's references as the index stores them apart: a line each.
+    static func lines(of references: [RecordedReference]) -> String {
+        references.map(line(of:)).joined(separator: "\n")
+    }
+
+    /// The references of `lines` as `lines(of:)` wrote them; nil when one is not a reference (a damaged row).
+    static func references(stored lines: String) -> [RecordedReference]? {
+        guard !lines.isEmpty else { return [] }
+        var references: [RecordedReference] = []
+        for line in lines.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard let reference = reference(in: line) else { return nil }
+            references.append(reference)
+        }
+        return references
     }
 
     /// A reference as one line of a state: line, column, kind and escaped URL, separated by tabs.

@@ -7,6 +7,10 @@ import Foundation
 /// image's original (`keys`, with `sources` fingerprinting which original bytes each key had). When any
 /// of them changes — an edit, a replaced local image, an upstream image past its freshness that comes
 /// back different — the page is built again, in place as with `--out`.
+///
+/// Made in one place, `PagePlan` (the state a page will be in once its plan is carried out); the
+/// journal settles what only carrying it out tells (the written file's stamp, a copy the cache could
+/// not keep), and `unsettled` is what a page that could not be settled keeps of its last state.
 struct PageState: Sendable, Equatable {
     var path: String
     /// Fingerprint of every setting that changes what a page or an image becomes.
@@ -14,45 +18,81 @@ struct PageState: Sendable, Equatable {
     /// SHA-256 of the page as its generator wrote it (not as imgbake rewrote it); nil when the page
     /// was never read.
     var sourceHash: BlobID?
-    /// The site file's size and modification time as the build left it: the source's, or in place the
-    /// page imgbake wrote over it. With `size`, lets an unchanged file be recognised without reading it.
-    var size: Int
-    /// Nanoseconds.
-    var modified: Int64
-    /// With `--out`: the written page's stamp (nil when the output is a plain copy of the source).
-    var output: FileStamp?
-    /// In place: the SHA-256 of each page imgbake wrote over the source that still stands for it —
-    /// the last one, and while a build is writing, the one it is about to write. A site file with one
-    /// of these hashes is imgbake's rewrite of `kept`, not a new source.
-    var written: [BlobID] = []
-    /// A copy of the page in the cache. With `--out`: the page as written, so that a lost output is
-    /// written again from the cache. In place: the source as the generator wrote it, so that the page
-    /// is built again from it when one of its images changes (the site file no longer holds the
-    /// original references).
-    var kept: BlobID? = nil
+    /// The site file's size and modification time as the build left it (the source's, or in place the
+    /// page imgbake wrote over it): lets an unchanged file be recognised without reading it.
+    /// `FileStamp.unknown` when it is not known.
+    var stamp: FileStamp
+    /// What the cache keeps of the page and what stands in the site or the output for it.
+    var copy: PageCopy
     /// Every reference was localised (nothing failed, nothing was left).
     var complete: Bool
     /// Original keys of the images the page refers to (to check their freshness).
     var keys: [OriginalKey]
     /// Which original bytes those keys had when the page was built.
-    var sources: SourceDigest = SourceDigest()
+    var sources: SourceDigest
     /// Files in the images folder the page refers to, as it is in the output (`PageModel.uses`): these
     /// files are kept; the others go.
     var images: [String]
     /// False when the page could not be read or settled, so `images` may miss some: no image file is
     /// removed then.
-    var imagesKnown: Bool = true
+    var imagesKnown: Bool
     /// With `output.originals = "referenced"`: the names of the site's image files the page mentions as
     /// written (those files are copied to the output).
-    var mentions: [String] = []
+    var mentions: [String]
     /// The references, for reports of pages that were not read again. Nil when not loaded (only reports
     /// load them: a large site's states are mostly their references): written back, the stored ones stay.
-    var references: RecordedReferences?
+    var references: [RecordedReference]?
 
-    var stamp: FileStamp { FileStamp(size: size, modified: modified) }
+    /// The state of a page that was read but not settled this build (unreadable, changed while the
+    /// build ran, its copy damaged): its last state, read again next time; what it uses is not known for
+    /// sure, so no image file is removed.
+    static func unsettled(_ path: String, previous: PageState?, fingerprint: String) -> PageState {
+        var state = previous ?? PageState(path: path, fingerprint: fingerprint, sourceHash: nil, stamp: .unknown, copy: .none,
+                                          complete: false, keys: [], sources: SourceDigest(), images: [], imagesKnown: false,
+                                          mentions: [], references: [])
+        state.complete = false
+        state.imagesKnown = false
+        return state
+    }
+
+    /// The copy the cache keeps: in place the source, with `--out` the page as written.
+    var kept: BlobID? {
+        switch copy {
+        case .none: nil
+        case .rewritten(let source, _): source
+        case .written(let kept, _): kept
+        }
+    }
+
+    /// With `--out`: the written page's stamp in the output (nil when the output is a plain copy of the source).
+    var output: FileStamp? {
+        if case .written(_, let output) = copy { return output }
+        return nil
+    }
+
+    /// In place: the hashes of the rewrites that stand for the kept source.
+    var written: [BlobID] {
+        if case .rewritten(_, let rewrites) = copy { return rewrites }
+        return []
+    }
 
     /// In place, the site file is imgbake's rewrite of the kept source.
     var isRewrittenInPlace: Bool { !written.isEmpty }
+}
+
+/// What the cache keeps of a page, and what stands for it, by where the build writes.
+enum PageCopy: Sendable, Equatable {
+    /// Nothing kept: the page stands as its source (nothing to localise; with `--out`, a plain copy).
+    case none
+    /// In place: the site file is imgbake's rewrite of `source`, which the cache keeps so that the page
+    /// can be built again from it when an image changes (the site file no longer holds the original
+    /// references). `rewrites` are the SHA-256s of the rewrites that stand for it: the last one written,
+    /// and while a build is writing, the one it is about to write. A site file with one of them is
+    /// imgbake's rewrite, not a new source.
+    case rewritten(source: BlobID, rewrites: [BlobID])
+    /// With `--out`: the page as written, kept (nil when the cache could not) so that a lost output is
+    /// written again from the cache, and the written file's stamp in the output.
+    case written(kept: BlobID?, output: FileStamp?)
 }
 
 /// Which original (by the SHA-256 of its bytes) each of a page's image keys had, folded into 64 bits
@@ -82,52 +122,19 @@ struct SourceDigest: Sendable, Hashable {
     }
 }
 
-/// A page state's references, kept as the lines the state stores them in (`PageStateCodec`): reports
-/// are their only reader, and making a value of each for every unchanged page would cost reading the
-/// states of a large site much more than the rest of them.
-struct RecordedReferences: Sendable, Equatable {
-    /// One line per reference: line, column, kind and escaped URL, separated by tabs.
-    let lines: String
-    let count: Int
-
-    init(_ references: [RecordedReference]) {
-        lines = references.map(PageStateCodec.line(of:)).joined(separator: "\n")
-        count = references.count
-    }
-
-    /// Lines already checked by `PageStateCodec.isReference`.
-    init(checked lines: String, count: Int) {
-        self.lines = lines
-        self.count = count
-    }
-
-    /// The lines as the index stores them; nil when one is not a reference (a damaged row).
-    init?(stored lines: String) {
-        var lines = lines
-        guard let count = lines.withUTF8({ bytes -> Int? in
-            guard !bytes.isEmpty else { return 0 }
-            var count = 0
-            for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                guard PageStateCodec.isReference(line) else { return nil }
-                count += 1
-            }
-            return count
-        }) else { return nil }
-        self.init(checked: lines, count: count)
-    }
-
-    var all: [RecordedReference] {
-        guard count > 0 else { return [] }
-        return lines.split(separator: "\n", omittingEmptySubsequences: false).compactMap(PageStateCodec.reference(in:))
-    }
-}
-
 /// A reference as reports show it.
 struct RecordedReference: Sendable, Equatable {
     var line: Int
     var column: Int
     var kind: ImageReference.Kind
     var url: String
+}
+
+/// A page's state as the index holds it: its encoded state and, when asked for, its references.
+struct StoredPageState: Sendable {
+    var path: String
+    var state: String
+    var references: String?
 }
 
 /// What imgbake placed under an output root: the only files it may ever remove there.
@@ -152,29 +159,15 @@ struct OutputRecord: Sendable, Equatable {
 /// Where per-site state lives in the cache index: pages, and the files imgbake placed in the output
 /// (only those may ever be removed by it). Reached through `SiteStateStore`.
 extension CacheIndex {
-    /// `withReferences`: for reports; a build needs only the rest.
-    func pageStates(root: String, withReferences: Bool = false) throws -> [String: PageState] {
+    /// The stored states of `root`'s pages, to decode (`PageStateCodec.decode(_:interning:)`);
+    /// `withReferences`: for reports, a build needs only the rest.
+    func pageStateRows(root: String, withReferences: Bool = false) throws -> [StoredPageState] {
         let columns = withReferences ? "path, state, refs" : "path, state"
         let rows = try database.withLock { db in try db.query("SELECT \(columns) FROM pages WHERE root = ?", [.text(root)]) }
-        // Decoded on every core, outside the lock: on a large unchanged site this is a fifth of the build.
-        // The names and keys of one slice's states share their storage (a site's pages use a few
-        // hundred images between them).
-        let decoded = rows.mapOnEveryCore(slice: 512) { slice in
-            var strings = Interner()
-            return slice.compactMap { row -> PageState? in
-                guard let path = row[0].string, let text = row[1].string, var state = PageStateCodec.decode(text, interning: &strings),
-                      state.path == path else { return nil }
-                if withReferences {
-                    guard let references = RecordedReferences(stored: row[2].string ?? "") else { return nil }
-                    state.references = references
-                }
-                return state
-            }
+        return rows.compactMap { row in
+            guard let path = row[0].string, let state = row[1].string else { return nil }
+            return StoredPageState(path: path, state: state, references: withReferences ? row[2].string ?? "" : nil)
         }
-        var states: [String: PageState] = [:]
-        states.reserveCapacity(decoded.count)
-        for state in decoded { states[state.path] = state }
-        return states
     }
 
     /// Whether a build of any root but `root` kept a copy of a page: asked once per build, so that a
@@ -192,7 +185,7 @@ extension CacheIndex {
         }
         return rows.compactMap { row in
             guard let text = row[0].string, var state = PageStateCodec.decode(text) else { return nil }
-            state.references = RecordedReferences(stored: row[1].string ?? "")
+            state.references = PageStateCodec.references(stored: row[1].string ?? "")
             return state
         }
     }
@@ -208,7 +201,7 @@ extension CacheIndex {
                             refs = coalesce(excluded.refs, pages.refs)
                         """,
                                  [.text(root), .text(state.path), .text(PageStateCodec.encode(state)),
-                                  state.kept.map { .text($0.hex) } ?? .null, state.references.map { .text($0.lines) } ?? .null])
+                                  state.kept.map { .text($0.hex) } ?? .null, state.references.map { .text(PageStateCodec.lines(of: $0)) } ?? .null])
                 }
                 for path in removed { try db.query("DELETE FROM pages WHERE root = ? AND path = ?", [.text(root), .text(path)]) }
             }

@@ -8,16 +8,29 @@
 struct SiteStateStore: Sendable {
     let cache: ImageCache
     let root: String
+    /// Where the states read are decoded: on a large unchanged site that is a fifth of the build.
+    let decoding: WorkerPool
 
-    /// What the last build of this root knew about each page.
-    func pageStates(withReferences: Bool = false) async -> [String: PageState] {
-        (try? await cache.run { [root] index, _ in try index.pageStates(root: root, withReferences: withReferences) }) ?? [:]
+    /// What the last build of this root knew about each page: read on the cache's thread, decoded on
+    /// `decoding`'s, a slice at a time (the names and keys of one slice's states share their storage:
+    /// a site's pages use a few hundred images between them).
+    func pageStates(withReferences: Bool) async -> [String: PageState] {
+        guard let rows = try? await cache.run({ [root] index, _ in try index.pageStateRows(root: root, withReferences: withReferences) })
+        else { return [:] }
+        let decoded = await rows.map(slicesOf: 512, on: decoding) { slice in
+            var strings = Interner()
+            return slice.compactMap { row in PageStateCodec.decode(row, interning: &strings) }
+        }
+        var states: [String: PageState] = [:]
+        states.reserveCapacity(decoded.count)
+        for state in decoded { states[state.path] = state }
+        return states
     }
 
     /// Whether builds of other outputs kept any page (when none did, no page is looked up). In-place
     /// builds count too, though `builtElsewhere` leaves their pages out: the state says which, not the
     /// index.
-    func anyBuiltElsewhere() -> Bool {
+    func anyBuiltElsewhere() async -> Bool {
         (try? cache.index.hasPageCopies(otherThan: root)) ?? false
     }
 
@@ -52,8 +65,7 @@ struct SiteStateStore: Sendable {
     }
 
     /// Saves page states, removes those of pages gone, and records the files placed and removed.
-    func record(pages: [PageState], removingPages gone: [String] = [], placed: [OutputPath: PlacedFile] = [:],
-                removed: [OutputPath] = []) async {
+    func record(pages: [PageState], removingPages gone: [String], placed: [OutputPath: PlacedFile], removed: [OutputPath]) async {
         guard !pages.isEmpty || !gone.isEmpty || !placed.isEmpty || !removed.isEmpty else { return }
         await cache.store({ [root] index, _ in
             try index.putPageStates(pages, removing: gone, root: root)
@@ -73,11 +85,9 @@ struct SiteStateStore: Sendable {
     }
 
     /// Keeps a page's bytes (as written with `--out`, or its source in place) as a blob, on the calling
-    /// thread (pages are handled on every core). Nil when the cache cannot store.
-    /// `id`: the bytes' hash when the caller has it already.
-    func keepPage(_ bytes: [UInt8], as id: BlobID? = nil) -> BlobID? {
+    /// thread. Nil when the cache cannot store. `id`: the bytes' hash.
+    func keepPage(_ bytes: [UInt8], as id: BlobID) -> BlobID? {
         guard cache.canStore else { return nil }
-        let id = id ?? BlobID(of: bytes)
         return (try? cache.blobs.writeSmall(bytes, as: id)) == nil ? nil : id
     }
 

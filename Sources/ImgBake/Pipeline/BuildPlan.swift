@@ -5,8 +5,8 @@ import Foundation
 /// that shapes outputs, and the names derived from them.
 struct BuildPlan: Sendable {
     let configuration: Configuration
-    /// `--check`: resolve from the cache only, write nothing.
-    let check: Bool
+    /// Where the build leaves what it makes, and so what it does (the one answer to the build's mode).
+    let target: OutputTarget
     let renderer: MarkupRenderer
     let fingerprint: String
     /// Identifies this site and output in the cache's per-site state.
@@ -17,11 +17,11 @@ struct BuildPlan: Sendable {
 
     init(_ given: Configuration, now: Double) throws(BuildError) {
         var config = given
-        if config.check {
+        target = try OutputTarget(given)
+        if target.resolvesFromCacheOnly {
             config.fetch.policy = .frozen
             config.cache.remote?.write = false
         }
-        try Self.validateShard(config)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BuildError(.usage, "site folder \(config.site) does not exist")
@@ -30,7 +30,6 @@ struct BuildPlan: Sendable {
             throw BuildError(.usage, error.description)
         }
         configuration = config
-        check = config.check
         fingerprint = BuildFingerprint.of(config, templates: renderer)
         let site = URL(fileURLWithPath: config.site).standardizedFileURL.path
         let output = URL(fileURLWithPath: config.outputRoot).standardizedFileURL.path
@@ -48,8 +47,6 @@ struct BuildPlan: Sendable {
 
     /// With a CDN `public_path`, references to what imgbake itself wrote look remote: they start with this.
     var ownOutputPrefix: String? { configuration.output.publicPathIsAbsolute ? ownPublicPath : nil }
-
-    var inPlace: Bool { configuration.outputDirectory == nil }
 
     /// What the scanners need to know about the site.
     var scanSettings: ScanSettings {
@@ -76,39 +73,18 @@ struct BuildPlan: Sendable {
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.
     var reports: Bool { configuration.reportPath != nil || configuration.wantsReport }
 
-    /// Pages and image files are written: not for `--check`, not for a `--shard` build.
-    var writesSite: Bool { !check && configuration.shard == nil }
-
     /// `--refresh` revalidates every image, which needs every page; a shard build writes no pages and
     /// reads them all, whatever an earlier build left.
     var readsEveryPage: Bool { configuration.fetch.policy == .refresh || configuration.shard != nil }
-
-    /// With `--out`, a page whose outputs are gone is written again from the cache (`restoreLost`).
-    var restoresLostOutputs: Bool { writesSite && !inPlace }
 
     /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
     /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds
     /// still seal when they end settled: the next usual build is let off.)
     var trustsSeal: Bool {
-        writesSite && configuration.fetch.policy != .refresh && configuration.reportPath == nil && !configuration.wantsReport
+        target.writesSite && configuration.fetch.policy != .refresh && configuration.reportPath == nil && !configuration.wantsReport
     }
 
     /// Whether a page may be written as a build for another output made it, from the copy kept of it:
     /// not where every image is revalidated (`--refresh`) or every reference reported.
     var reusesPagesBuiltElsewhere: Bool { trustsSeal }
-
-    /// A shard build uploads what it makes for a later assembling build: it needs a remote it may
-    /// write to, and the network.
-    private static func validateShard(_ config: Configuration) throws(BuildError) {
-        guard config.shard != nil else { return }
-        guard let remote = config.cache.remote else {
-            throw BuildError(.usage, "--shard needs a remote cache to upload to (cache.remote in imgbake.toml; not with --no-remote)")
-        }
-        guard remote.write else {
-            throw BuildError(.usage, "--shard uploads what it makes: it excludes --remote-read-only and cache.remote_write = false")
-        }
-        guard !config.fetch.isOffline && !config.check else {
-            throw BuildError(.usage, "--shard needs the network: it excludes --offline, --frozen and --check")
-        }
-    }
 }

@@ -4,24 +4,30 @@ import Locking
 /// shuts them down — cancelling what is still running and joining every thread it started —
 /// however the build ends.
 ///
-/// Threads (the orchestration itself runs on Swift's cooperative pool, which never blocks):
-/// - transform: `--jobs` threads (default: the number of cores), one libvips pipeline each;
+/// Threads. The orchestration runs on Swift's cooperative pool, which never blocks; blocking work runs
+/// on task executors of its own (`WorkerPool`), each thread count a stage's concurrency limit:
+/// - pages: `--jobs` threads (default: the number of cores): the site walked and stamped, page states
+///   decoded, pages read, parsed, planned, and written by the journal with the image files;
+/// - transform: `--jobs` threads, one libvips pipeline each;
 /// - inspect: 1, header reads of downloaded originals (so they are stored and released at once
 ///   instead of waiting in memory behind long encodes);
 /// - cache I/O: 2 (`ImageCache.ioThreads`), SQLite and blob files;
-/// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once);
+/// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once; a thread, not
+///   an executor, because it sleeps in `curl_multi_poll`: see docs/ARCHITECTURE.md);
 /// - remote cache: 1 more, with `cache.remote` (its own libcurl session, uploads in the background).
-/// On the 2-core machines CI runs on that is 6 threads, of which only the transform ones are busy
+/// On the 2-core machines CI runs on that is 8 threads, of which only the transform ones are busy
 /// for long.
 final class BuildServices: Sendable {
     let cache: ImageCache
     let downloader: Downloader
     let transformer: Transformer
     let manager: ImageManager
+    /// The page stage's threads (see above).
+    let pages: WorkerPool
     /// What builds know about this site and output (page states, placed files, the seal).
-    let sites: SiteStateStore
+    let sites: any SiteStates
     /// The shared cache (`cache.remote`), unless `--offline` or `--no-remote`.
-    let remote: RemoteCache?
+    let remote: (any RemoteCaching)?
     /// Held while the build uses the cache, so `cache gc` never removes what it uses.
     private let cacheLock: Locked<CacheLock?>
     /// Held for the whole build: one build at a time writes an output. None for `--check`.
@@ -46,7 +52,7 @@ final class BuildServices: Sendable {
 
     private init(_ plan: BuildPlan, clock: any WallClock) async throws(BuildError) {
         let config = plan.configuration
-        outputLock = plan.writesSite ? try await OutputLock(folder: config.outputRoot) : nil
+        outputLock = plan.target.writesSite ? try await OutputLock(folder: config.outputRoot) : nil
         do { cache = try ImageCache(directory: config.cache.directory) } catch {
             throw BuildError(.failed, ImageCache.whyNotOpened(error, directory: config.cache.directory))
         }
@@ -70,12 +76,13 @@ final class BuildServices: Sendable {
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, remote: remote,
                                site: config.images.local ? config.site : nil, clock: clock)
-        sites = SiteStateStore(cache: cache, root: plan.stateRoot)
+        pages = WorkerPool(threads: config.jobs, name: "pages")
+        sites = SiteStateStore(cache: cache, root: plan.stateRoot, decoding: pages)
         sweep = Task { [cache] in await cache.sweepTemporaries() }
     }
 
     /// `--offline` means no network at all: not the remote cache either.
-    private static func remote(_ config: Configuration, local: ImageCache) -> RemoteCache? {
+    private static func remote(_ config: Configuration, local: ImageCache) -> (any RemoteCaching)? {
         guard let settings = config.cache.remote, config.fetch.policy != .offline else { return nil }
         return RemoteCache(settings: settings, local: local, maxOriginalBytes: config.fetch.maxBytes,
                            uploadsEverythingUsed: config.shard != nil)
@@ -109,6 +116,7 @@ final class BuildServices: Sendable {
         // Uploads read what they send from the cache: they finish first.
         await remote?.shutdown()
         await cache.shutdown()
+        await pages.shutdown()
         releaseCacheLock()
     }
 }

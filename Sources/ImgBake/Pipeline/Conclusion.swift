@@ -35,7 +35,7 @@ extension BuildRun {
             notes.append(Diagnostic(.warning, "cache: \(unstored.reason); \(what)\(kept)"))
         }
         services.releaseCacheLock()
-        guard !plan.check, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
+        guard plan.target.trimsCache, services.cache.readOnly == nil, let maxBytes = plan.configuration.cache.maxSize else { return notes }
         let directory = plan.configuration.cache.directory
         guard let exclusive = await exclusiveLock(directory) else {
             return notes + [Diagnostic(.note, "cache: size budget not enforced this time: another build is using the cache")]
@@ -90,7 +90,7 @@ extension BuildRun {
             result.missing = outcome.images.missing
             if !result.missing.isEmpty { result.exitCode = 1 }
         }
-        if plan.check {
+        if plan.target.listsRemaining {
             result.remaining = outcome.ledger.remaining.sorted(by: Diagnostic.byPlace)
             if !result.remaining.isEmpty { result.exitCode = 1 }
             // A problem `--check` fails on is said once, as the error it is, not also as the warning.
@@ -104,7 +104,7 @@ extension BuildRun {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics)
         }
         if let path = config.reportPath, let report = result.report { try ReportFile.write(report, to: path) }
-        if plan.writesSite, result.exitCode == 0, let target = config.depfilePath {
+        if plan.target.writesSite, result.exitCode == 0, let target = config.depfilePath {
             try Depfile.write(to: target, prerequisites: prerequisites(outcome))
         }
         return result
@@ -127,15 +127,15 @@ extension BuildRun {
 
     private func summarize(_ outcome: BuildOutcome) -> BuildSummary {
         var summary = BuildSummary()
-        summary.pagesScanned = outcome.ledger.pagesScanned
-        summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pagesUnchanged
+        summary.pagesScanned = outcome.ledger.pages.scanned
+        summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pages.unchanged
         summary.nothingChanged = outcome.triage.sealed != nil
         summary.pagesRestored = outcome.triage.restored.count
-        summary.pagesReused = outcome.ledger.pagesReused
-        summary.references = outcome.ledger.references
-        summary.referencesLocalised = outcome.ledger.referencesLocalised
-        summary.pagesWritten = outcome.ledger.pagesWritten
-        summary.filesWritten = outcome.ledger.filesWritten
+        summary.pagesReused = outcome.ledger.pages.reused
+        summary.references = outcome.ledger.pages.references
+        summary.referencesLocalised = outcome.ledger.pages.localised
+        summary.pagesWritten = outcome.ledger.pages.written
+        summary.filesWritten = outcome.ledger.files.written
         summary.count(outcome.images)
         summary.requests = outcome.counters.requests
         summary.notModified = outcome.counters.notModified
@@ -165,7 +165,7 @@ extension BuildRun {
     /// resolved) and those of the pages left unchanged.
     private func makeReport(_ outcome: BuildOutcome, summary: BuildSummary, diagnostics: [Diagnostic]) async -> BuildReport {
         let configuration = plan.configuration
-        var builder = outcome.ledger.report ?? ReportBuilder(configuration: configuration, check: plan.check)
+        var builder = outcome.ledger.report ?? ReportBuilder(configuration: configuration, check: plan.target.listsRemaining)
         builder.add(images: outcome.images, naming: OutputNaming(publicPath: configuration.output.publicPath))
         for state in outcome.triage.unchanged { builder.add(unchanged: state) }
         builder.finish(summary: summary, counters: outcome.counters, diagnostics: diagnostics)

@@ -1,83 +1,44 @@
 /// Image files pages name that are not there — removed by hand, by another tool, by an older imgbake —
-/// written again from the cache by the record of what each name holds, or, when the cache lost the
-/// blob, made again from its image if that still gives the same bytes. Each name once per build,
-/// however many pages name it.
+/// and what each can be written again from: the cache's record of what the name holds, with its blob
+/// checked, or, when the cache lost the blob, the image made again if it still gives the same bytes.
+/// Each name once per build, however many pages name it. Found while pages are gathered; the journal
+/// writes them.
 actor MissingImageFiles {
-    enum Outcome: Sendable {
-        case written(ImageFilesWritten)
-        case unavailable(String)
+    private let finder: Finder
+    private var files: [String: Task<MissingFile, Never>] = [:]
+
+    init(run: BuildRun) {
+        finder = Finder(store: run.store, cache: run.services.cache, manager: run.services.manager,
+                        naming: OutputNaming(publicPath: run.plan.configuration.output.publicPath))
     }
 
-    private let run: BuildRun
-    private let files: ImageFiles
-    private var outcomes: [String: Task<Result<Outcome, BuildError>, Never>] = [:]
-    private var writable: [String: Bool] = [:]
-    /// The records `canWrite` found, for `writeAgain` to use rather than look up again.
-    private var records: [String: OutputRecord] = [:]
-
-    init(run: BuildRun, files: ImageFiles) {
-        self.run = run
-        self.files = files
+    /// What the missing file `name` can be written from, or why it cannot be.
+    func file(named name: String) async -> MissingFile {
+        if let task = files[name] { return await task.value }
+        let finder = self.finder
+        let task = Task { await finder.find(name) }
+        files[name] = task
+        return await task.value
     }
+}
 
-    /// Whether each of `names` is in the images folder, or can be written there from the cache's
-    /// record of it.
-    func canWrite(_ names: [String]) async -> Bool {
-        let folder = run.plan.imagesFolder + "/"
-        for name in names {
-            if let known = writable[name] {
-                guard known else { return false }
-                continue
-            }
-            var can = FileStamp.of(folder + name) != nil
-            if !can, let record = await run.store.outputRecords(named: [name]).first {
-                records[name] = record
-                can = await run.services.cache.hasBlob(record.blob)
-            }
-            writable[name] = can
-            guard can else { return false }
+/// Where a missing file can be written from: the record of what its name holds, its blob, its image.
+private struct Finder: Sendable {
+    let store: any SiteStates
+    let cache: any BlobFiles
+    let manager: ImageManager
+    let naming: OutputNaming
+
+    func find(_ name: String) async -> MissingFile {
+        guard let record = await store.outputRecords(named: [name]).first else {
+            return .unavailable("this cache has no record of it; build the page again from its source")
         }
-        return true
-    }
-
-    func writeAgain(_ name: String) async throws(BuildError) -> Outcome {
-        if let task = outcomes[name] {
-            // Counted once, by the page that wrote it.
-            return try await task.value.map { outcome in
-                if case .written = outcome { return .written(ImageFilesWritten()) }
-                return outcome
-            }.get()
+        if await cache.checkBlob(record.blob) { return .writable(OutputImage(fileName: name, blob: record.blob, bytes: -1, key: record.key)) }
+        // The blob is gone or damaged: made again when its image still gives the same file.
+        guard let url = ImageSource(serialized: record.url), case .resolved(let image, _) = await manager.reload(url, request: nil),
+              let variant = image.variants.first(where: { naming.fileName($0, of: image) == name }) else {
+            return .unavailable("its image no longer gives the same file (changed upstream, or unavailable); build the page again from its source")
         }
-        let run = self.run, files = self.files, record = records[name]
-        let task = Task { await Self.make(name, record, run, files) }
-        outcomes[name] = task
-        return try await task.value.get()
-    }
-
-    private static func make(_ name: String, _ known: OutputRecord?, _ run: BuildRun, _ files: ImageFiles) async -> Result<Outcome, BuildError> {
-        guard let record = if let known { known } else { await run.store.outputRecords(named: [name]).first } else {
-            return .success(.unavailable("this cache has no record of it; build the page again from its source"))
-        }
-        do throws(BuildError) {
-            var written = try await files.write([OutputImage(fileName: name, blob: record.blob, bytes: -1, key: record.key)])
-            if !written.corrupt.isEmpty {
-                // The blob is gone or damaged: made again when its image still gives the same file.
-                guard let image = await remake(record, run) else {
-                    return .success(.unavailable("its image no longer gives the same file (changed upstream, or unavailable); build the page again from its source"))
-                }
-                written = try await files.write([image])
-            }
-            return .success(.written(written))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func remake(_ record: OutputRecord, _ run: BuildRun) async -> OutputImage? {
-        guard let url = ImageSource(serialized: record.url), case .resolved(let image, _) = await run.services.manager.reload(url, request: nil)
-        else { return nil }
-        let naming = OutputNaming(publicPath: run.plan.configuration.output.publicPath)
-        guard let variant = image.variants.first(where: { naming.fileName($0, of: image) == record.name }) else { return nil }
-        return OutputImage(fileName: record.name, blob: variant.blob, bytes: variant.bytes, key: image.key)
+        return .writable(OutputImage(fileName: name, blob: variant.blob, bytes: variant.bytes, key: image.key))
     }
 }

@@ -103,10 +103,10 @@ struct PageModel: Sendable {
     }
 
     /// The references as reports and page states keep them.
-    var recordedReferences: RecordedReferences {
-        RecordedReferences(scan.references.map {
+    var recordedReferences: [RecordedReference] {
+        scan.references.map {
             RecordedReference(line: $0.location.line, column: $0.location.column, kind: $0.kind, url: $0.source.description)
-        })
+        }
     }
 }
 
@@ -115,6 +115,8 @@ struct PageImages: Sendable {
     var resolutions: [ImageSource: Resolution] = [:]
     /// The key of each image the page asked for.
     var keys: [ImageSource: OriginalKey] = [:]
+    /// The bytes of the files small enough to be written into a page (`output.inline_images`), by blob.
+    var inline: [BlobID: [UInt8]] = [:]
 
     func image(for source: ImageSource) -> ResolvedImage? {
         guard case .resolved(let image, _)? = resolutions[source] else { return nil }

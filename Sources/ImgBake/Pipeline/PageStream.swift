@@ -1,248 +1,200 @@
-import Foundation
+import Locking
 
 extension BuildRun {
-    /// Pages in flight at once (being prepared, or prepared and waiting for their turn to be written):
+    /// Pages in flight at once (being gathered and planned, or planned and waiting for their turn):
     /// what memory holds of pages (their bytes and scans) besides their states. Pages waiting for their
     /// images hold a place, so it is also how far page work runs ahead of image work.
     static let window = 256
-    /// Page states recorded together (one transaction).
-    static let recordBatch = 256
-    /// Pages written together once ready in order: in place, the states of those about to be written
-    /// over their sources are recorded in one transaction per turn.
+    /// Pages carried out together once planned in order: their intents are one record.
     static let turn = 32
 
-    /// Builds `triage.toBuild` as a stream. Each page is prepared on its own as soon as there is room
-    /// — read, scanned, given its images as `demand` resolves them, rewritten — and pages are written
-    /// in path order as they are ready: the first write a full or read-only disk refuses is the same
-    /// one on the next build. Their states are recorded as they are written, a batch at a time.
-    func buildPages(_ triage: PageTriage, _ inventory: SiteInventory, demand: ImageDemand) async throws(BuildError) -> SiteLedger {
-        var ledger = SiteLedger(report: plan.reports ? ReportBuilder(configuration: plan.configuration, check: plan.check) : nil,
-                                imagesDirectory: plan.configuration.output.imagesDirectory)
-        // With `--out` and `output.originals = "referenced"`, which of the site's image files each page
-        // mentions is kept with its state (the pages are not read again to find out).
-        let siteImages = !plan.inPlace && plan.configuration.output.originals == .referenced
-            ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
-        let stream = PageStream(run: self, demand: demand, siteImageNames: siteImages, checked: triage.sources)
-        let pages = triage.toBuild
+    /// The page stage: plan pages in parallel, apply each turn through the journal.
+    ///
+    ///     gather (read, scan, images resolved and checked) ─▶ PagePlan.make ─▶ turns in path order ─▶ journal
+    ///
+    /// Each page of `triage.toBuild` is gathered and planned on its own task, `window` at a time, on the
+    /// page stage's threads (`BuildServices.pages`); plans are handed to the journal in path order as
+    /// they are ready, a turn at a time, while later pages are still being planned.
+    func buildPages(_ triage: PageTriage, _ inventory: SiteInventory, demand: ImageDemand, journal: inout BuildJournal) async throws(BuildError) {
+        let gatherer = await PageGatherer(self, demand: demand, checked: triage.sources)
+        let settings = planSettings(inventory)
+        let pages = triage.toBuild, pool = services.pages
         var failure: BuildError?
-        var outputs: [OutputRecord] = []
-        await withTaskGroup(of: (Int, PageStream.Prepared).self) { group in
+        await withTaskGroup(of: (Int, PagePlan).self) { group in
             var next = 0, running = 0
             var turns = Turns()
             func admit() {
                 while failure == nil && next < pages.count && running + turns.waiting < Self.window {
                     let index = next, page = pages[index]
-                    group.addTask { (index, await stream.prepare(page)) }
+                    group.addTask(executorPreference: pool) { (index, PagePlan.make(await gatherer.gather(page), settings)) }
                     next += 1
                     running += 1
                 }
             }
             admit()
-            while let (index, prepared) = await group.next() {
+            while let (index, plan) = await group.next() {
                 running -= 1
-                turns.add(index, prepared)
+                turns.add(index, plan)
                 // Early when the window is full or nothing more is coming.
                 let turn = turns.next(force: running + turns.waiting >= Self.window || (next == pages.count && running == 0))
-                if failure == nil && !turn.isEmpty { failure = await write(turn, stream, into: &ledger, &outputs) }
+                if failure == nil && !turn.isEmpty {
+                    do throws(BuildError) { try await journal.apply(turn) } catch { failure = error }
+                }
                 admit()
             }
         }
-        if plan.writesSite { await record(&ledger, &outputs) }
+        await journal.flush()
         if let failure { throw failure }
-        return ledger
     }
 
-    /// Pages whose turn came, written; their states recorded once a batch is full. The error that
-    /// stops the build, if one does.
-    private func write(_ turn: [PageStream.Prepared], _ stream: PageStream, into ledger: inout SiteLedger,
-                       _ outputs: inout [OutputRecord]) async -> BuildError? {
-        do throws(BuildError) {
-            for page in try await stream.write(turn, known: &ledger.namedFiles) { outputs += ledger.add(page) }
-        } catch {
-            return error
-        }
-        if plan.writesSite, ledger.states.count - ledger.recorded >= Self.recordBatch { await record(&ledger, &outputs) }
-        return nil
-    }
-
-    private func record(_ ledger: inout SiteLedger, _ outputs: inout [OutputRecord]) async {
-        await store.recordOutputs(outputs)
-        outputs = []
-        let (pages, placed) = ledger.takeUnrecorded()
-        await store.record(pages: pages, placed: placed)
+    /// What planning needs of the build, the same for every page.
+    private func planSettings(_ inventory: SiteInventory) -> PlanSettings {
+        let config = plan.configuration
+        // With `--out` and `output.originals = "referenced"`, which of the site's image files each page
+        // mentions is kept with its state (the pages are not read again to find out).
+        let siteImages = plan.target.mirrorsSite && config.output.originals == .referenced
+            ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
+        return PlanSettings(target: plan.target, fingerprint: plan.fingerprint, publicPaths: plan.scanSettings.ownPrefixes,
+                            ownPublicPath: plan.ownPublicPath, reports: plan.reports, output: config.output,
+                            rewriter: PageRewriter(output: config.output, images: config.images, renderer: plan.renderer),
+                            siteImageNames: siteImages)
     }
 }
 
-/// Pages prepared in any order, handed out to be written in path order, a turn of at least
-/// `BuildRun.turn` pages at a time (their records go together).
+/// Plans in any order, handed out in path order, a turn of at least `BuildRun.turn` pages at a time.
 struct Turns {
-    private var ready: [Int: PageStream.Prepared] = [:]
-    private var written = 0
+    private var ready: [Int: PagePlan] = [:]
+    private var handed = 0
 
-    /// Prepared and not yet handed out.
+    /// Planned and not yet handed out.
     var waiting: Int { ready.count }
 
-    mutating func add(_ index: Int, _ prepared: PageStream.Prepared) { ready[index] = prepared }
+    mutating func add(_ index: Int, _ plan: PagePlan) { ready[index] = plan }
 
-    /// The pages ready in order from the next one to write, when there are enough of them, or any
-    /// there are when `force`.
-    mutating func next(force: Bool) -> [PageStream.Prepared] {
+    /// The plans ready in order from the next one, when there are enough of them, or any there are when
+    /// `force`.
+    mutating func next(force: Bool) -> [PagePlan] {
         var count = 0
-        while ready[written + count] != nil { count += 1 }
+        while ready[handed + count] != nil { count += 1 }
         guard count >= BuildRun.turn || (force && count > 0) else { return [] }
-        defer { written += count }
-        return (written..<written + count).compactMap { ready.removeValue(forKey: $0) }
+        defer { handed += count }
+        return (handed..<handed + count).compactMap { ready.removeValue(forKey: $0) }
     }
 }
 
-/// What every page of the stream shares: the run, the images being resolved, the image files being
-/// written, the rewriter.
-struct PageStream: Sendable {
-    let run: BuildRun
+/// Everything a page's plan is made from, gathered for one page at a time: its source read once (the
+/// site file, or in place the source the cache kept), its one scan, its images resolved — and their
+/// cached files checked, so that a damaged blob is repaired here, before planning, not found while
+/// writing — the files it names that are missing, and a copy another output's build kept of it.
+/// Blocking work (reads, parses, blob checks) runs on the thread of the page's task: the page stage's
+/// own (`BuildServices.pages`).
+struct PageGatherer: Sendable {
+    let plan: BuildPlan
+    let store: any SiteStates
+    let cache: any BlobFiles
     let demand: ImageDemand
-    let files: ImageFiles
-    let missing: MissingImageFiles
-    /// The images' originals, checked as pages need them (pages built for another output).
+    let missingFiles: MissingImageFiles
+    /// The images' originals, checked as pages built elsewhere need them.
     let sources: SourceChecks
     /// Whether a page may be written as a build for another output made it: the plan allows it and
     /// such a build kept pages.
     let reusesPages: Bool
-    let rewriter: PageRewriter
-    /// With `--out` and `output.originals = "referenced"`: the names of the site's image files, to see
-    /// which a page mentions.
-    let siteImageNames: Set<String>
+    /// Pages are counted as they are scanned (or found unchanged), not when their images are in.
+    let progress: BuildProgress
+    /// Image files seen in the images folder (nothing removes one while pages are built), and those
+    /// absent whose blob was found whole: neither is looked at again.
+    private let seen = Locked(SeenFiles())
 
-    var plan: BuildPlan { run.plan }
+    private struct SeenFiles {
+        var there: Set<String> = []
+        var writable: Set<String> = []
+    }
 
-    init(run: BuildRun, demand: ImageDemand, siteImageNames: Set<String>, checked: SourceCheck) {
-        self.run = run
+    init(_ run: BuildRun, demand: ImageDemand, checked sources: SourceCheck) async {
+        plan = run.plan
+        store = run.store
+        cache = run.services.cache
         self.demand = demand
-        self.siteImageNames = siteImageNames
-        let config = run.plan.configuration
-        files = ImageFiles(cache: run.services.cache, directory: run.plan.imagesFolder)
-        missing = MissingImageFiles(run: run, files: files)
-        sources = SourceChecks(run: run, checked: checked)
-        reusesPages = run.plan.reusesPagesBuiltElsewhere && run.store.anyBuiltElsewhere()
-        let cache = run.services.cache
-        // Small files in a page's first screen are written into it (`output.inline_images`).
-        rewriter = PageRewriter(output: config.output, images: config.images, renderer: run.plan.renderer) { variant in
-            guard case .found(let bytes) = cache.readBlobHere(variant.blob) else { return nil }
-            return bytes
-        }
+        missingFiles = MissingImageFiles(run: run)
+        self.sources = SourceChecks(run: run, checked: sources)
+        reusesPages = run.plan.reusesPagesBuiltElsewhere ? await run.store.anyBuiltElsewhere() : false
+        progress = run.progress
     }
 
-    /// A page prepared: done (nothing to write), or rewritten in memory and waiting for its turn.
-    enum Prepared: Sendable {
-        case done(BuiltPage)
-        case write(PageDraft)
+    func gather(_ page: PageToBuild) async -> PageInput {
+        var input = PageInput(page: page, source: load(page))
+        guard case .success(let loaded) = input.source else { return input }
+        if PagePlan.isUnchanged(page, loaded) {
+            progress.update { $0.pagesUnchanged += 1 }
+            return input
+        }
+        if let (copy, missing) = await elsewhere(page, loaded) {
+            progress.update { $0.pagesUnchanged += 1 }
+            input.elsewhere = copy
+            input.missing = missing
+            return input
+        }
+        progress.update { $0.pagesScanned += 1 }
+        guard let model = PageFile.scan(page.path, loaded.bytes, settings: plan.scanSettings).map({ PageModel($0, settings: plan.pageSettings) })
+        else { return input }
+        input.model = model
+        let writes = plan.target.writesSite && page.writable
+        input.images = await images(of: model, writes: writes)
+        input.missing = await missing(model, writes: writes)
+        return input
     }
 
-    /// A page read, scanned, given its images and rewritten, not yet written.
-    struct PageDraft: Sendable {
-        var page: PageToBuild
-        var loaded: LoadedPage
-        var built: BuiltPage
-        /// Nil for a page nested too deep to parse: it is copied as it is.
-        var model: PageModel?
-        var images = PageImages()
-        var priority: LoadingPriority?
-        var rewrite: PageRewrite?
-        /// What the site file (in place) or the output file becomes, and its SHA-256 (`shape`).
-        var target: [UInt8] = []
-        var targetHash: BlobID?
-        /// The files of the images folder the page uses once written.
-        var uses: [OutputUse] = []
-        /// Written as a build for another output made it (`target` is that copy).
-        var reused = false
-
-        /// In place, the page imgbake writes over its source.
-        var rewritesSource: Bool { targetHash != loaded.hash }
-    }
-
-    /// One page, from its source to its rewrite in memory.
-    func prepare(_ page: PageToBuild) async -> Prepared {
-        let loaded: LoadedPage
-        switch load(page) {
-        case .success(let page): loaded = page
-        case .failure(let problem): return .done(unsettled(page, problem.diagnostic))
+    /// The page's source: the site file, or in place, when the site file is imgbake's rewrite of it,
+    /// the source the cache kept.
+    private func load(_ page: PageToBuild) -> Result<LoadedPage, PageFile.ReadError> {
+        if case .kept(let blob) = page.source, let stamp = page.stamp, let bytes = store.keptPage(blob) {
+            return .success(LoadedPage(path: page.path, bytes: bytes, hash: blob, kept: blob, siteStamp: stamp, siteHash: page.previous?.written.last))
         }
-        if let unchanged = unchanged(page, loaded) { return .done(unchanged) }
-        if let reused = await reuse(page, loaded) { return .write(reused) }
-        run.progress.update { $0.pagesScanned += 1 }
-        guard let model = model(of: loaded) else { return unparsed(page, loaded) }
-        let images = await resolve(model)
-        var built = BuiltPage(state: loaded.unsettledState(plan), scanned: true)
-        built.references = model.scan.references.count
-        built.diagnostics = loaded.notes + model.diagnostics + images.failureWarnings(model)
-        let priority = model.priority(output: plan.configuration.output, plan: rewriter.plan, images: images)
-        if plan.reports { built.report = report(model, images, priority) }
-        guard plan.writesSite else {
-            if plan.check { built.remaining = remaining(model, images) }
-            return .done(built)
+        let bytes: [UInt8], stamp: FileStamp
+        switch PageFile.read(page.path, site: plan.configuration.site, maxBytes: plan.configuration.maxPageBytes) {
+        case .success(let read): (bytes, stamp) = read
+        case .failure(let problem): return .failure(problem)
         }
-        guard page.writable else {
-            // Read for what it uses, never written.
-            built.state.images = model.uses(nil, publicPaths: plan.scanSettings.ownPrefixes).map(\.name)
-            built.state.imagesKnown = true
-            return .done(built)
-        }
-        var draft = PageDraft(page: page, loaded: loaded, built: built, model: model, images: images, priority: priority)
-        if let requests = model.requests {
-            draft.rewrite = rewriter.rewrite(model.scan, requests: requests, images: images.image(for:), priority: priority)
-        }
-        shape(&draft)
-        return .write(draft)
-    }
-
-    /// A page only touched since its last build (its stamp changed, its bytes did not): left as it is,
-    /// with its new stamp.
-    private func unchanged(_ page: PageToBuild, _ loaded: LoadedPage) -> BuiltPage? {
-        guard page.touched, let previous = page.previous, loaded.isAsBuilt(previous) else { return nil }
-        var state = previous
-        state.size = loaded.siteStamp.size
-        state.modified = loaded.siteStamp.modified
-        if !state.written.isEmpty, let hash = loaded.siteHash { state.written = [hash] }
-        run.progress.update { $0.pagesUnchanged += 1 }
-        var built = BuiltPage(state: state, unchanged: true)
-        // With `--out`, its output is the rewrite, which the copying of the rest of the site leaves.
-        if !plan.inPlace && state.output != nil { built.placed[page.path] = .mirror }
-        return built
-    }
-
-    /// A page a build for another output made from the same source, with the same settings and the
-    /// same originals (fresh): written from the copy it kept, not scanned or rewritten; its image files
-    /// come from the cache by name. (`--check` and reports read every page.)
-    private func reuse(_ page: PageToBuild, _ loaded: LoadedPage) async -> PageDraft? {
-        guard reusesPages, page.writable else { return nil }
-        for other in run.store.builtElsewhere(path: page.path)
-        where other.fingerprint == plan.fingerprint && other.sourceHash == loaded.hash && other.complete && other.imagesKnown {
-            guard let copy = other.kept, await sources.holds(other.keys, other.sources), await missing.canWrite(other.images),
-                  let bytes = run.store.keptPage(copy) else { continue }
-            var draft = PageDraft(page: page, loaded: loaded, built: BuiltPage(state: other, reused: true), model: nil)
-            draft.reused = true
-            draft.target = bytes
-            draft.targetHash = copy
-            let start = SourceLocation(file: page.path, line: 1, column: 1)
-            draft.uses = other.images.map { OutputUse(name: $0, location: start) }
-            var state = PageState(path: page.path, fingerprint: plan.fingerprint, sourceHash: loaded.hash, size: loaded.siteStamp.size,
-                                  modified: loaded.siteStamp.modified, output: nil, complete: true, keys: other.keys,
-                                  sources: other.sources, images: other.images, mentions: mentions(bytes),
-                                  references: other.references)
-            if plan.inPlace {
-                state.kept = loaded.kept ?? run.store.keepPage(loaded.bytes, as: loaded.hash)
-                state.written = state.kept == nil ? [] : [copy]
+        let hash = BlobID(of: bytes)
+        var loaded = LoadedPage(path: page.path, bytes: bytes, hash: hash, siteStamp: stamp, siteHash: hash)
+        // In place, the site file may be imgbake's own rewrite (touched since, or written by a build
+        // stopped before it recorded it): its source is the one the cache kept.
+        if plan.target.readsKeptSources, let previous = page.previous, previous.written.contains(hash) {
+            if let blob = previous.kept, let source = store.keptPage(blob) {
+                loaded.bytes = source
+                loaded.hash = blob
+                loaded.kept = blob
             } else {
-                state.kept = copy
+                loaded.notes.append(Diagnostic(.warning, "the source imgbake kept of this page (as its generator wrote it) is gone from the cache: built from the page as it is, whose images are not refreshed until its generator writes it again",
+                                               at: SourceLocation(file: page.path, line: 1, column: 1)))
             }
-            draft.built.state = state
-            run.progress.update { $0.pagesUnchanged += 1 }
-            return draft
+        }
+        return .success(loaded)
+    }
+
+    /// A copy a build for another output kept of this page, made from the same source with the same
+    /// settings and originals (fresh), whose every image file is there or can be written from the cache:
+    /// the page may be written from it, not scanned or rewritten. (`--check` and reports read every page.)
+    private func elsewhere(_ page: PageToBuild, _ loaded: LoadedPage) async -> (PageElsewhere, [String: MissingFile])? {
+        guard reusesPages, page.writable else { return nil }
+        candidates: for other in store.builtElsewhere(path: page.path)
+        where PageElsewhere.matches(other, fingerprint: plan.fingerprint, sourceHash: loaded.hash) {
+            guard let copy = other.kept, await sources.holds(other.keys, other.sources), let bytes = store.keptPage(copy) else { continue }
+            var missing: [String: MissingFile] = [:]
+            for name in other.images where !isThere(name) {
+                let file = await missingFiles.file(named: name)
+                guard case .writable = file else { continue candidates }
+                missing[name] = file
+            }
+            return (PageElsewhere(state: other, bytes: bytes, hash: copy), missing)
         }
         return nil
     }
 
-    /// The page's images, all asked of the demand at once (the page waits for its own only).
-    private func resolve(_ model: PageModel) async -> PageImages {
+    /// The page's images, all asked of the demand at once (the page waits for its own only). For a page
+    /// that is written, the cached files of each image are checked first: one whose blob is missing or
+    /// damaged has its image resolved again (once per build), which makes it again.
+    private func images(of model: PageModel, writes: Bool) async -> PageImages {
         let wanted = model.demand
         guard !wanted.isEmpty else { return PageImages() }
         let demand = self.demand
@@ -253,9 +205,68 @@ struct PageStream: Sendable {
                 for await (key, resolution) in group { resolved[key] = resolution }
             }
         }
+        if writes {
+            for (key, resolution) in resolved {
+                guard case .resolved(let image, _) = resolution, !(await filesAreWhole(image)) else { continue }
+                resolved[key] = await demand.repair(key) ?? resolution
+            }
+        }
         var images = PageImages()
         images.keys = keys
         for (source, key) in keys { images.resolutions[source] = resolved[key] }
+        if writes && plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
         return images
+    }
+
+    /// Whether every file of `image` is in the images folder, or has a whole blob to be written from.
+    private func filesAreWhole(_ image: ResolvedImage) async -> Bool {
+        let naming = OutputNaming(publicPath: plan.configuration.output.publicPath), folder = plan.imagesFolder + "/"
+        for variant in image.variants {
+            let name = naming.fileName(variant, of: image)
+            guard !seen.withLock({ $0.there.contains(name) || $0.writable.contains(name) }) else { continue }
+            // Same name, same size: the same bytes (the name holds their hash).
+            if AtomicFile.size(of: folder + name) == variant.bytes {
+                seen.withLock { _ = $0.there.insert(name) }
+            } else {
+                guard await cache.checkBlob(variant.blob) else { return false }
+                seen.withLock { _ = $0.writable.insert(name) }
+            }
+        }
+        return true
+    }
+
+    /// The bytes of the files small enough to be written into a page (`output.inline_images`).
+    private func inlineBytes(_ images: PageImages) -> [BlobID: [UInt8]] {
+        let limit = plan.configuration.output.inlineBytes
+        var inline: [BlobID: [UInt8]] = [:]
+        for case .resolved(let image, _) in images.resolutions.values {
+            for variant in image.variants where variant.bytes <= limit && variant.format != .svg && inline[variant.blob] == nil {
+                if case .found(let bytes) = cache.readBlobHere(variant.blob) { inline[variant.blob] = bytes }
+            }
+        }
+        return inline
+    }
+
+    /// The files the page names that are not in the images folder (`PageModel.uses`, as the clean-up
+    /// counts them). `--check` fails on every one; a page that is written has those with an output's
+    /// name written again (from the cache, or made again) when its turn comes.
+    private func missing(_ model: PageModel, writes: Bool) async -> [String: MissingFile] {
+        let lists = plan.target.listsRemaining
+        guard lists || writes else { return [:] }
+        var missing: [String: MissingFile] = [:]
+        for use in model.uses(nil, publicPaths: plan.scanSettings.ownPrefixes)
+        where missing[use.name] == nil && (lists || OwnImageReferences.isOutputName(use.name)) && !isThere(use.name) {
+            missing[use.name] = lists ? .unavailable("does not exist") : await missingFiles.file(named: use.name)
+        }
+        return missing
+    }
+
+    /// Whether the images folder has a file of this name (remembered once seen: nothing removes one
+    /// while pages are built).
+    private func isThere(_ name: String) -> Bool {
+        if seen.withLock({ $0.there.contains(name) }) { return true }
+        guard FileStamp.of(plan.imagesFolder + "/" + name) != nil else { return false }
+        seen.withLock { _ = $0.there.insert(name) }
+        return true
     }
 }

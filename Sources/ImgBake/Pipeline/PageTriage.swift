@@ -35,9 +35,8 @@ struct PageTriage: Sendable {
     /// fresh CI checkout with the cache restored): written again from the cache by `restoreLost`.
     var lost: [PageState] = []
     var toBuild: [PageToBuild]
-    /// Of `unchanged`: the pages `restoreLost` wrote again, and the files it placed.
+    /// Of `unchanged`: the pages `restoreLost` wrote again.
     var restored: Set<String> = []
-    var restoration = ImageFilesWritten()
     /// When the site's seal held: every page, left alone without even reading its state.
     var sealed: Int? = nil
     /// The originals the triage looked up: the stream's checks start from them (each key once a build).
@@ -48,11 +47,12 @@ struct PageTriage: Sendable {
 
 extension BuildRun {
     /// Every page and other file of the site, outside the images folder and the output.
-    func takeInventory() -> SiteInventory {
+    func takeInventory() async -> SiteInventory {
         let config = plan.configuration
         var skipped = [plan.imagesFolder]
         if let out = config.outputDirectory { skipped.append(out) }
-        return SiteInventory.walk(config.site, skipping: skipped, excluded: config.exclude, output: plan.inPlace ? nil : config.outputRoot)
+        let options = SiteInventory.Options(skipped: skipped, excluded: config.exclude, output: plan.target.separateOutput ? config.outputRoot : nil)
+        return await SiteInventory.walk(config.site, options, on: services.pages)
     }
 
     /// Which pages to build: those whose last build no longer holds (a new or changed page, other
@@ -60,8 +60,9 @@ extension BuildRun {
     /// stale), and where each is read from.
     func triage(_ inventory: SiteInventory, previous: [String: PageState]) async -> PageTriage {
         let pages = zip(inventory.pages, inventory.stamps).map { (path: $0, stamps: $1) }
-        // A `stat` or two per page: on every core, in slices, each remembering the image files it saw.
-        let verdicts = pages.mapOnEveryCore(slice: 256) { slice in
+        // A `stat` or two per page: on the page stage's threads, in slices, each remembering the image
+        // files it saw.
+        let verdicts = await pages.map(slicesOf: 256, on: services.pages) { slice in
             var seen: [String: Bool] = [:]
             return slice.map { page in verdict(page.path, page.stamps, previous[page.path], seen: &seen) }
         }
@@ -71,7 +72,7 @@ extension BuildRun {
             switch verdict {
             case .build(let source):
                 triage.toBuild.append(PageToBuild(path: page.path, previous: previous[page.path], source: source, stamp: page.stamps.site,
-                                                  writable: !(plan.inPlace && inventory.linkedPages.contains(page.path))))
+                                                  writable: plan.target.writesThroughLinks || !inventory.linkedPages.contains(page.path)))
             case .unchanged(let state), .lost(let state), .touched(let state): candidates.append(Candidate(state, verdict, page.stamps.site))
             }
         }
@@ -132,20 +133,20 @@ extension BuildRun {
         }
         // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
         // the mirror places whether or not it is there.
-        guard !plan.inPlace, let written = state.output else {
+        guard plan.target.separateOutput, let written = state.output else {
             return !outputsThere ? .build(touched ? .siteFile : source(of: state)) : touched ? .touched(state) : .unchanged(state)
         }
         if outputsThere && stamps.output == written { return touched ? .touched(state) : .unchanged(state) }
         if touched { return .build(.siteFile) }
         // Restored only when the output page is as written or gone: one that is there but different
         // may be newer than this state (a build that wrote it and was killed before recording it).
-        return plan.restoresLostOutputs && state.kept != nil && (stamps.output == written || stamps.output == nil) ? .lost(state) : .build(.siteFile)
+        return plan.target.restoresLostOutputs && state.kept != nil && (stamps.output == written || stamps.output == nil) ? .lost(state) : .build(.siteFile)
     }
 
     /// In place, a page whose site file is the rewrite the last build left is built from the source the
     /// cache kept; otherwise from the site file. `--check` looks at the site as it is.
     private func source(of state: PageState) -> PageSource {
-        guard plan.inPlace, !plan.check, state.isRewrittenInPlace, let kept = state.kept else { return .siteFile }
+        guard plan.target.readsKeptSources, state.isRewrittenInPlace, let kept = state.kept else { return .siteFile }
         return .kept(kept)
     }
 }

@@ -29,26 +29,37 @@ struct SiteInventory: Sendable {
         var output: FileStamp?
     }
 
-    /// Every file's stamps, on every core: a `stat` or two per file is most of what a build of a large
-    /// unchanged site does.
-    private mutating func takeStamps(site: String, output: String?) {
+    /// Every file's stamps, on `pool`'s threads: a `stat` or two per file is most of what a build of a
+    /// large unchanged site does.
+    private mutating func takeStamps(site: String, output: String?, on pool: WorkerPool) async {
         let site = site + "/", output = output.map { $0 + "/" }
-        stamps = (pages + otherFiles).mapOnEveryCore(slice: 512) { slice in
+        stamps = await (pages + otherFiles).map(slicesOf: 512, on: pool) { slice in
             slice.map { path in FileStamps(site: FileStamp.of(site + path), output: output.flatMap { FileStamp.of($0 + path) }) }
         }
     }
 
-    /// `output`: where copies of the site's files are (`--out`), to take their stamps too. Pages that
-    /// match `excluded` are listed as other files: copied, never read or rewritten.
-    static func walk(_ site: String, skipping skipped: [String], excluded: [Glob] = [], output: String? = nil) -> SiteInventory {
-        var walker = Walker(root: URL(fileURLWithPath: site).standardizedFileURL.path,
-                            skipped: skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, excluded: excluded)
-        walker.walk()
-        var inventory = walker.inventory
+    /// What a walk leaves out, and where the copies of the site's files are.
+    struct Options: Sendable {
+        /// Folders not walked (the images folder, the output).
+        var skipped: [String] = []
+        /// Pages that match are listed as other files: copied, never read or rewritten.
+        var excluded: [Glob] = []
+        /// Where copies of the site's files are (`--out`), to take their stamps too.
+        var output: String?
+    }
+
+    /// The folders are listed on one of `pool`'s threads, the files' stamps taken on all of them.
+    static func walk(_ site: String, _ options: Options = Options(), on pool: WorkerPool) async -> SiteInventory {
+        var inventory = await pool.run {
+            var walker = Walker(root: URL(fileURLWithPath: site).standardizedFileURL.path,
+                                skipped: options.skipped.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, excluded: options.excluded)
+            walker.walk()
+            return walker.inventory
+        }
         inventory.pages.sort()
         inventory.otherFiles.sort()
         inventory.folders.sort()
-        inventory.takeStamps(site: site, output: output)
+        await inventory.takeStamps(site: site, output: options.output, on: pool)
         return inventory
     }
 }

@@ -34,12 +34,14 @@ public struct SiteScan: Sendable {
         guard FileManager.default.fileExists(atPath: site, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw BuildError(.usage, "site folder \(site) does not exist")
         }
-        let inventory = SiteInventory.walk(site, skipping: [])
         let plan = try BuildPlan(config, now: 0)
+        // Reads and parses run on threads of their own, `jobs` at once.
+        let pool = WorkerPool(threads: jobs, name: "pages")
+        let inventory = await SiteInventory.walk(site, on: pool)
         let variants = VariantPlan(settings: config.images)
         var diagnostics = inventory.diagnostics
         for batch in inventory.pages.batches(of: BuildRun.window) {
-            for result in await models(of: batch, plan) {
+            for result in await models(of: batch, plan, on: pool) {
                 switch result {
                 case .failure(let problem): diagnostics.append(problem.diagnostic)
                 case .success(let model):
@@ -54,18 +56,19 @@ public struct SiteScan: Sendable {
                 }
             }
         }
+        await pool.shutdown()
         return diagnostics
     }
 
-    /// The models of `paths`, in their order, each page read and scanned once, `jobs × 2` at a time.
-    private static func models(of paths: ArraySlice<String>, _ plan: BuildPlan) async -> [Result<PageModel, PageFile.ReadError>] {
+    /// The models of `paths`, in their order, each page read and scanned once on `pool`, `jobs × 2` at a time.
+    private static func models(of paths: ArraySlice<String>, _ plan: BuildPlan, on pool: WorkerPool) async -> [Result<PageModel, PageFile.ReadError>] {
         let site = plan.configuration.site, maxBytes = plan.configuration.maxPageBytes
         let settings = plan.scanSettings, pageSettings = plan.pageSettings
         return await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
             var next = paths.startIndex
             func submit() {
                 let index = next, path = paths[index]
-                group.addTask {
+                group.addTask(executorPreference: pool) {
                     switch PageFile.read(path, site: site, maxBytes: maxBytes) {
                     case .failure(let problem): return (index, .failure(problem))
                     case .success(let (bytes, _)):

@@ -22,7 +22,7 @@ struct SealStamps {
         // Each part counted first, so that no two different listings can give the same bytes.
         add("imgbake seal 2")
         add(plan.fingerprint)
-        add(plan.inPlace ? "in place" : "out")
+        add(plan.target.sealName)
         add("\(inventory.folders.count) folders, \(inventory.linkedPages.count) links, \(files.count) files, \(names.count) images")
         for folder in inventory.folders { add(folder) }
         for page in inventory.linkedPages.sorted() { add(page) }
@@ -51,12 +51,12 @@ struct SealStamps {
         for path in inventory.pages {
             guard let index = byPath[path] else { return nil }
             let state = states[index]
-            files.append(SiteInventory.FileStamps(site: state.stamp, output: plan.inPlace ? nil : state.output ?? state.stamp))
+            files.append(SiteInventory.FileStamps(site: state.stamp, output: plan.target.separateOutput ? state.output ?? state.stamp : nil))
         }
         let site = plan.configuration.site + "/"
         for path in inventory.otherFiles {
             guard let stamp = FileStamp.of(site + path) else { return nil }
-            files.append(SiteInventory.FileStamps(site: stamp, output: plan.inPlace ? nil : stamp))
+            files.append(SiteInventory.FileStamps(site: stamp, output: plan.target.separateOutput ? stamp : nil))
         }
         let images = imageStamps(names, plan)
         return images.contains(nil) ? nil : SealStamps(files: files, images: images)
@@ -75,7 +75,8 @@ extension BuildRun {
     /// original it had, fresh. A build would then find every page unchanged.
     func holds(_ seal: SiteSeal?, _ inventory: SiteInventory) async -> Bool {
         guard let seal, plan.trustsSeal, !inventory.diagnostics.hasWarnings else { return false }
-        let stamps = SealStamps.take(inventory, images: seal.images, plan)
+        let plan = self.plan
+        let stamps = await services.pages.run { SealStamps.take(inventory, images: seal.images, plan) }
         guard stamps.digest(inventory, images: seal.images, plan) == seal.digest else { return false }
         guard let sources = UInt64(seal.sources, radix: 16) else { return false }
         return await SourceCheck.of(Set(seal.keys), self).holds(seal.keys, SourceDigest(value: sources))
@@ -83,32 +84,40 @@ extension BuildRun {
 
     /// After recording a build that wrote the site: its seal, when every page is settled (read or left
     /// alone, complete, with every image localised and known), every page state recorded, and nothing
-    /// about the pages was worth a warning (a build let off would not repeat it).
-    func sealIfSettled(_ ledger: SiteLedger, _ inventory: SiteInventory) async {
+    /// about the pages was worth a warning (a build let off would not repeat it). The journal puts it.
+    func sealIfSettled(_ ledger: SiteLedger, _ inventory: SiteInventory) async -> SiteSeal? {
         let states = ledger.states
         guard services.cache.unstored == nil, states.count == inventory.pages.count,
               !(inventory.diagnostics + ledger.diagnostics).hasWarnings,
-              states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return }
+              states.allSatisfy({ $0.complete && $0.imagesKnown && $0.fingerprint == plan.fingerprint }) else { return nil }
         var names = Set<String>(), keys = Set<OriginalKey>()
         for state in states {
             names.formUnion(state.images)
             keys.formUnion(state.keys)
         }
         let sortedNames = names.sorted(), sortedKeys = keys.sorted()
-        guard let stamps = SealStamps.left(by: states, inventory, images: sortedNames, plan),
-              await store.pageStateCount() == states.count else { return }
+        guard let stamps = await stampsLeft(by: states, inventory, images: sortedNames),
+              await store.pageStateCount() == states.count else { return nil }
         // The originals as every page was built from them, each still fresh: a key whose original is
         // stale, or changed since a page was built (by another build sharing the cache), leaves nothing
         // sealed.
         let check = await SourceCheck.of(keys, self)
-        guard states.allSatisfy({ check.holds($0.keys, $0.sources) }) else { return }
+        guard states.allSatisfy({ check.holds($0.keys, $0.sources) }) else { return nil }
         var sources = SourceDigest()
         for key in sortedKeys {
-            guard let term = check.term(key) else { return }
+            guard let term = check.term(key) else { return nil }
             sources.add(term)
         }
-        await store.putSeal(SiteSeal(digest: stamps.digest(inventory, images: sortedNames, plan), keys: sortedKeys,
-                                     sources: String(sources.value, radix: 16), images: sortedNames))
+        return SiteSeal(digest: stamps.digest(inventory, images: sortedNames, plan), keys: sortedKeys,
+                        sources: String(sources.value, radix: 16), images: sortedNames)
+    }
+}
+
+extension BuildRun {
+    /// `SealStamps.left`, on the page stage's threads.
+    private func stampsLeft(by states: [PageState], _ inventory: SiteInventory, images: [String]) async -> SealStamps? {
+        let plan = self.plan
+        return await services.pages.run { SealStamps.left(by: states, inventory, images: images, plan) }
     }
 }
 

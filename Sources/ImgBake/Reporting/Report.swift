@@ -24,6 +24,31 @@ public struct BuildReport: Codable, Sendable {
     /// Per lossy format, the encoder qualities of the files (chosen per variant under `"auto"`).
     public var qualities: [QualitySummary]?
 
+    /// What became of an image, or of a reference (its image's, or why it was not read or written).
+    public enum Outcome: String, Codable, Sendable {
+        case cached, downloaded, revalidated, stale
+        /// One of the site's own images, read from its file.
+        case read
+        case failed
+        /// A reference of a page not read again: its last build localised it.
+        case unchanged
+        /// A reference left as it is, with the reason.
+        case skipped
+
+        init(_ origin: ResolutionOrigin) {
+            switch origin {
+            case .cached: self = .cached
+            case .downloaded: self = .downloaded
+            case .revalidated: self = .revalidated
+            case .stale: self = .stale
+            case .read: self = .read
+            }
+        }
+
+        /// The reference points at local files now.
+        var isLocalised: Bool { self != .failed && self != .skipped }
+    }
+
     public struct Totals: Codable, Sendable {
         public var pages = 0, pagesRewritten = 0, pagesUnchanged = 0
         /// Of the unchanged pages: those whose lost outputs were written again from the cache.
@@ -54,8 +79,8 @@ public struct BuildReport: Codable, Sendable {
     public struct Image: Codable, Sendable {
         public var url: String
         public var key: String
-        /// `cached`, `downloaded`, `revalidated`, `stale` or `failed`.
-        public var outcome: String
+        /// `cached`, `downloaded`, `revalidated`, `stale`, `read` or `failed`.
+        public var outcome: Outcome
         public var reason: String?
         public var format: String?
         public var width: Int?
@@ -119,7 +144,7 @@ public struct BuildReport: Codable, Sendable {
         public var url: String
         /// The image's outcome; `unchanged` (the page was not read again: its last build localised
         /// it) or `skipped` (left as it is, with the reason).
-        public var outcome: String
+        public var outcome: Outcome
         public var reason: String?
         /// Index into `images`.
         public var image: Int?
@@ -164,12 +189,12 @@ struct ReportBuilder {
     mutating func add(images set: ResolvedSet, naming: OutputNaming) {
         for key in set.results.keys.sorted() {
             guard let result = set.results[key], let url = set.representative[key] else { continue }
-            var image = BuildReport.Image(url: url.description, key: key.string, outcome: "failed", files: [])
+            var image = BuildReport.Image(url: url.description, key: key.string, outcome: .failed, files: [])
             switch result {
             case .failed(let failure):
                 image.reason = failure.reason
             case .resolved(let resolved, _):
-                image.outcome = resolved.origin.rawValue
+                image.outcome = BuildReport.Outcome(resolved.origin)
                 image.format = resolved.source.format.rawValue
                 image.width = resolved.source.width
                 image.height = resolved.source.height
@@ -205,9 +230,9 @@ struct ReportBuilder {
     }
 
     mutating func add(unchanged state: PageState) {
-        for reference in state.references?.all ?? [] {
+        for reference in state.references ?? [] {
             report.references.append(BuildReport.Reference(file: state.path, line: reference.line, column: reference.column,
-                                                           kind: reference.kind.rawValue, url: reference.url, outcome: "unchanged"))
+                                                           kind: reference.kind.rawValue, url: reference.url, outcome: .unchanged))
         }
     }
 
@@ -229,7 +254,7 @@ struct ReportBuilder {
         report.totals.pagesUnchanged = s.pagesUnchanged
         report.totals.pagesRestored = s.pagesRestored
         report.totals.references = report.references.count
-        report.totals.referencesLocalised = report.references.filter { ["cached", "downloaded", "revalidated", "stale", "read", "unchanged"].contains($0.outcome) }.count
+        report.totals.referencesLocalised = report.references.filter { $0.outcome.isLocalised }.count
         report.totals.images = s.uniqueImages
         report.totals.imagesCached = s.imagesCached
         report.totals.imagesDownloaded = s.imagesDownloaded

@@ -16,8 +16,8 @@ public enum ReportHTML {
 
     static func context(_ report: BuildReport) -> [String: Any] {
         let t = report.totals
-        let problems = report.references.filter { $0.outcome == "failed" || $0.outcome == "skipped" }
-        let images = report.images.sorted { ($0.outcome == "failed" ? 0 : 1, $0.url) < ($1.outcome == "failed" ? 0 : 1, $1.url) }
+        let problems = report.references.filter { $0.outcome == .failed || $0.outcome == .skipped }
+        let images = report.images.sorted { ($0.outcome == .failed ? 0 : 1, $0.url) < ($1.outcome == .failed ? 0 : 1, $1.url) }
         return [
             "site": report.site, "output": report.output, "imgbake": report.imgbake, "generatedAt": report.generatedAt,
             "seconds": String(format2: report.seconds), "check": report.check,
@@ -32,7 +32,7 @@ public enum ReportHTML {
             "bytesBefore": ByteCount.describe(t.bytesBefore), "bytesAfter": ByteCount.describe(t.bytesAfter),
             "problemCount": problems.count, "hasProblems": !problems.isEmpty,
             "problems": problems.map { r -> [String: Any] in
-                ["file": r.file, "line": r.line, "column": r.column, "url": r.url, "why": r.reason ?? r.outcome]
+                ["file": r.file, "line": r.line, "column": r.column, "url": r.url, "why": r.reason ?? r.outcome.rawValue]
             },
             "hasHosts": !report.hosts.isEmpty,
             "hosts": report.hosts.map { h -> [String: Any] in
@@ -42,7 +42,7 @@ public enum ReportHTML {
             "imageCount": images.count,
             "images": images.map { image -> [String: Any] in
                 var card: [String: Any] = [
-                    "url": image.url, "outcome": image.outcome, "failed": image.outcome == "failed",
+                    "url": image.url, "outcome": image.outcome.rawValue, "failed": image.outcome == .failed,
                     "reason": image.reason ?? "", "format": image.format ?? "", "width": image.width ?? 0,
                     "height": image.height ?? 0, "before": ByteCount.describe(image.bytesBefore ?? 0),
                     "after": ByteCount.describe(image.bytesAfter ?? 0),

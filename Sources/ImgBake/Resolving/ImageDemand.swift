@@ -133,9 +133,9 @@ actor ImageDemand {
         }
     }
 
-    /// Resolves `key` again after its cached files turned out to be damaged: once per build, however
-    /// many pages found it so.
-    func reload(_ key: OriginalKey) async -> Resolution? {
+    /// Resolves `key` again after its cached files turned out to be damaged (the cache forgot them): once
+    /// per build, however many pages found it so.
+    func repair(_ key: OriginalKey) async -> Resolution? {
         guard var entry = entries[key], let covered = entry.covered else { return nil }
         if let task = entry.reload { return await task.value }
         let manager = self.manager, source = entry.source

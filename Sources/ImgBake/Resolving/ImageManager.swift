@@ -23,7 +23,7 @@ public actor ImageManager {
     /// The site folder, for local images (nil: none are read).
     let site: LocalFiles?
     /// The shared cache of other machines, asked after the local one (nil without one).
-    let remote: RemoteCache?
+    let remote: (any RemoteCaching)?
     /// What freshness and failure memory are judged by.
     let clock: any WallClock
 
@@ -37,7 +37,7 @@ public actor ImageManager {
     /// Decoded headers by original blob (two URLs with the same bytes are inspected once).
     private var headers: MemoryCache<BlobID, Inspection>
     init(cache: ImageCache, downloader: any Downloading, transformer: any Transforming, images: ImageSettings,
-         fetch: FetchSettings, remote: RemoteCache? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
+         fetch: FetchSettings, remote: (any RemoteCaching)? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
          clock: any WallClock = SystemClock()) {
         self.cache = cache
         self.remote = remote

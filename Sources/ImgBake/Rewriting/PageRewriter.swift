@@ -21,23 +21,21 @@ public struct PageRewriter: Sendable {
     public var plan: VariantPlan
     public var renderer: MarkupRenderer
     public var naming: OutputNaming
-    /// A small file's bytes, to write it into a page as a `data:` URI (nil: never inlined).
-    public var fileBytes: (@Sendable (StoredVariant) -> [UInt8]?)?
 
-    public init(output: OutputSettings, images: ImageSettings, renderer: MarkupRenderer,
-                fileBytes: (@Sendable (StoredVariant) -> [UInt8]?)? = nil) {
+    public init(output: OutputSettings, images: ImageSettings, renderer: MarkupRenderer) {
         self.output = output
         self.plan = VariantPlan(settings: images)
         self.renderer = renderer
         naming = OutputNaming(publicPath: output.publicPath)
-        self.fileBytes = fileBytes
     }
 
     /// - Parameters:
     ///   - requests: the variant request of each reference (aligned with `scan.references`).
     ///   - priority: which images load first, chosen once for the page (`LoadingPriority`).
+    ///   - inline: a small file's bytes, to write it into the page as a `data:` URI (nil: not inlined);
+    ///     the page's images bring them (`PageImages.inline`).
     func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?,
-                 priority: LoadingPriority) -> PageRewrite {
+                 priority: LoadingPriority, inline: (StoredVariant) -> [UInt8]? = { _ in nil }) -> PageRewrite {
         // Files named as the page refers to them: the public path, or relative to the page.
         let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, links: scan.links, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
@@ -62,7 +60,7 @@ public struct PageRewriter: Sendable {
                 draft.diagnostics.append(warning)
             }
             if let edit = elementMarkup(reference, image: image, variants: variants, level: priority.level(of: index), scan: scan,
-                                        markup: markup, draft: &draft) {
+                                        markup: markup, inline: inline, draft: &draft) {
                 draft.edits.append(edit)
                 draft.written[index] = naming.url(fallback, of: image)
                 continue
@@ -122,7 +120,8 @@ public struct PageRewriter: Sendable {
     /// The edit writing an `<img>` whole again (srcset, sizes, dimensions, `<picture>`, loading), if the
     /// reference is one that imgbake wraps; nil leaves the reference to the reference writer.
     private func elementMarkup(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant], level: LoadingPriority.Level,
-                               scan: PageScan, markup: ImageMarkup, draft: inout Draft) -> Edit? {
+                               scan: PageScan, markup: ImageMarkup, inline fileBytes: (StoredVariant) -> [UInt8]?,
+                               draft: inout Draft) -> Edit? {
         guard reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
               case .attribute(let quote) = reference.syntax else { return nil }
         let start = element.tagRange.lowerBound
@@ -133,7 +132,7 @@ public struct PageRewriter: Sendable {
                                   displayWidth: element.displayWidth, width: element.width, height: element.height)
         var level = level
         if level == .lazy && draft.marked < output.eager { level = .eager }
-        let inline = level != .lazy && scan.allowsDataImages ? inlined(variants) : nil
+        let inline = level != .lazy && scan.allowsDataImages ? inlined(variants, fileBytes) : nil
         guard let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) else { return nil }
         draft.marked += 1
         for variant in used { draft.outputs.insert(outputImage(variant, image)) }
@@ -159,8 +158,8 @@ public struct PageRewriter: Sendable {
 
     /// The smallest file of the variants, with its bytes, when it is small enough to be written into the
     /// page (`output.inline_images`).
-    private func inlined(_ variants: [StoredVariant]) -> (StoredVariant, [UInt8])? {
-        guard output.inlineBytes > 0, let fileBytes, let smallest = variants.min(by: { $0.bytes < $1.bytes }),
+    private func inlined(_ variants: [StoredVariant], _ fileBytes: (StoredVariant) -> [UInt8]?) -> (StoredVariant, [UInt8])? {
+        guard output.inlineBytes > 0, let smallest = variants.min(by: { $0.bytes < $1.bytes }),
               smallest.bytes <= output.inlineBytes, smallest.format != .svg, let bytes = fileBytes(smallest) else { return nil }
         return (smallest, bytes)
     }

@@ -6,6 +6,9 @@ struct FileStamp: Sendable, Codable, Equatable {
     var size: Int
     var modified: Int64
 
+    /// Not known (a page never read, or one whose file the build left in doubt): equal to no file's.
+    static let unknown = FileStamp(size: -1, modified: -1)
+
     /// The file's size and modification time, or nil when it does not exist.
     static func of(_ path: String) -> FileStamp? {
         var info = stat()

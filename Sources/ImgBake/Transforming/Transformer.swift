@@ -71,10 +71,10 @@ public struct Inspection: Sendable {
 /// smaller widths and the placeholder are derived from that copy in memory. Metadata is removed from
 /// a copy before encoding, because libvips 8.14's WebP saver ignores `strip`.
 public final class Transformer: Sendable {
-    private let pool: BlockingPool
+    private let pool: WorkerPool
     /// Header reads are cheap: they get their own thread, so a downloaded original is inspected,
     /// stored and released at once instead of waiting (in memory) behind long encodes.
-    private let inspectPool: BlockingPool
+    private let inspectPool: WorkerPool
     private let limits: Limits
     /// Decodes at once while their expected memory fits `memoryPerThread` × threads: a 17 MP
     /// progressive JPEG alone takes 130 MiB, and two heavy decodes together took the bench's cold
@@ -95,8 +95,8 @@ public final class Transformer: Sendable {
     public init(threads: Int, limits: Limits, memoryPerThread: Int = Transformer.memoryPerThread) throws {
         // libvips starts with the first image (`VipsImage` starts it): loading it and its modules is
         // a sixth of a build that has no image to make (a warm rebuild).
-        pool = BlockingPool(threads: threads, name: "transform")
-        inspectPool = BlockingPool(threads: 1, name: "inspect")
+        pool = WorkerPool(threads: threads, name: "transform")
+        inspectPool = WorkerPool(threads: 1, name: "inspect")
         self.limits = limits
         memory = MemoryGate(budget: max(1, threads) * memoryPerThread)
     }

@@ -3,8 +3,9 @@ import Foundation
 /// What writing image files did.
 struct ImageFilesWritten: Sendable {
     var written = 0
-    /// Images whose blob was missing or damaged: their variants must be made again.
-    var corrupt: Set<OriginalKey> = []
+    /// Files whose blob turned out missing or damaged (the cache checked it before the page was
+    /// planned: only a blob damaged since): not written.
+    var damaged: Set<String> = []
     var notes: [String] = []
     /// Files written now (imgbake placed them: they may be removed when nothing uses them).
     var placed: Set<String> = []
@@ -13,7 +14,7 @@ struct ImageFilesWritten: Sendable {
 
     mutating func add(_ other: ImageFilesWritten) {
         written += other.written
-        corrupt.formUnion(other.corrupt)
+        damaged.formUnion(other.damaged)
         notes += other.notes
         placed.formUnion(other.placed)
         again += other.again
@@ -25,29 +26,35 @@ struct ImageFilesWritten: Sendable {
 /// left alone (same name, same bytes). Pages ask for their files as they are rewritten, and a page is
 /// written only once its files are there.
 actor ImageFiles {
-    private let cache: ImageCache
+    private let cache: any BlobFiles
     private let directory: String
+    /// Where the files are checked and written.
+    private let pool: WorkerPool
     private var prepared = false
     private var files: [String: Task<Outcome, Never>] = [:]
 
     private enum Outcome: Sendable {
         case there
         case written
-        case damaged(OriginalKey, String)
+        case damaged(String)
         case failed(String)
     }
 
-    init(cache: ImageCache, directory: String) {
+    init(cache: any BlobFiles, directory: String, pool: WorkerPool) {
         self.cache = cache
         self.directory = directory
+        self.pool = pool
     }
 
     /// Writes `outputs` (those not written this build yet), and says what happened to them.
     func write(_ outputs: some Collection<OutputImage>) async throws(BuildError) -> ImageFilesWritten {
         guard !outputs.isEmpty else { return ImageFilesWritten() }
         if !prepared {
-            do { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(error) }
-            StaleTemporaries.remove(in: directory)
+            let directory = self.directory
+            try await pool.run { () throws(BuildError) in
+                do throws(WriteError) { try AtomicFile.makeDirectory(directory) } catch { throw BuildError(error) }
+                StaleTemporaries.remove(in: directory)
+            }
             prepared = true
         }
         var result = ImageFilesWritten()
@@ -58,12 +65,12 @@ actor ImageFiles {
                 continue
             }
             let cache = self.cache, target = directory + "/" + output.fileName
-            let task = Task<Outcome, Never> {
+            let task = Task<Outcome, Never>(executorPreference: pool) {
                 // Same name, same size: the same bytes (the name holds their hash).
                 if AtomicFile.size(of: target) == output.bytes { return .there }
                 switch await cache.copyBlob(output.blob, to: target) {
                 case .written: return .written
-                case .damaged(let why): return .damaged(output.key, why)
+                case .damaged(let why): return .damaged(why)
                 case .failed(let message): return .failed(message)
                 }
             }
@@ -80,10 +87,10 @@ actor ImageFiles {
                     result.written += 1
                     result.placed.insert(output.fileName)
                 }
-            case .damaged(let key, let why):
-                result.corrupt.insert(key)
-                if fresh { result.notes.append("cache: \(why) for \(output.fileName); made again") }
-                // Made again from the image resolved anew: the next page asking writes it.
+            case .damaged(let why):
+                result.damaged.insert(output.fileName)
+                if fresh { result.notes.append("cache: \(why) for \(output.fileName)") }
+                // Checked again by the next build, which makes it again.
                 if files[output.fileName] == task { files[output.fileName] = nil }
             case .failed(let message):
                 failure = failure ?? message

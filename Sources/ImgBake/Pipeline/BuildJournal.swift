@@ -1,0 +1,277 @@
+/// The one place a build changes anything: every effect on the site, the output and the cache's record
+/// of them is performed and recorded here, in an order that leaves a build killed at any point with a
+/// site the next build completes. The stages before it decide (`PagePlan`); the journal carries out.
+///
+/// Per turn of pages (`apply`), in this order:
+///
+/// 1. **Placed files, before they are written.** The image files the turn is about to add to the
+///    images folder are recorded as placed by imgbake. Stopped after a write and before its record, a
+///    build would leave a file no build knows it may remove; recorded first, the worst is a record of a
+///    file that is not there, which the clean-up forgets.
+/// 2. **Image files, before the pages that use them.** A page never names a file that is not there
+///    yet. Each file is written under a temporary name and renamed, from a blob the cache verified
+///    before the page was planned; its name holds its hash, so a file there is the right one.
+/// 3. **Kept copies.** In place, the source of each page about to be written over; with `--out`, the
+///    page as written. A copy the cache cannot keep is taken out of the page's state before any state
+///    names it.
+/// 4. **Intents** (in place). The states of the pages about to be written over their sources, in one
+///    transaction: each names its kept source and both the rewrite standing in the site now and the one
+///    about to. Stopped between the write and the next record, the site file is one of those, so the
+///    next build reads the kept source rather than taking imgbake's rewrite for a new source; intents
+///    are marked incomplete and unstamped, so that page is built again.
+/// 5. **Pages**, in path order: the first write a full or read-only disk refuses is the same one on the
+///    next build. In place, a page whose file changed since it was read is left for the next build.
+///    Each write is atomic (temporary name, rename).
+/// 6. **States**, a batch at a time (`recordBatch`), with the origin of each new image file: a state is
+///    recorded only after what it describes is on disk.
+///
+/// Once the pages are done: the states of the other pages and, with `--out`, the rest of the site copied
+/// (`complete`); then the removal of what imgbake placed that nothing uses, recorded in the same
+/// transaction as the states not recorded yet (`cleanUp`); then the seal (`seal`), last, and only over a
+/// site whose every state is recorded. The seal is removed before anything else is touched (`begin`), so
+/// a build stopped anywhere leaves no seal that would let the next build off.
+struct BuildJournal: Sendable {
+    let plan: BuildPlan
+    let store: any SiteStates
+    /// Writes the images folder's files from the cache's blobs, each once per build.
+    let files: ImageFiles
+    /// Where the journal's blocking writes run (pages, kept copies, copies of site files).
+    let pool: WorkerPool
+    /// What the journal did; only the journal writes it.
+    var ledger: SiteLedger
+
+    // The journal's own bookkeeping (its extension in BuildJournal+Site.swift shares it).
+    /// How many of `ledger.states`, from the first, are recorded.
+    var recorded = 0
+    /// Placed files and image file origins not recorded yet.
+    var unrecordedPlaced: [OutputPath: PlacedFile] = [:]
+    var unrecordedOutputs: [OutputRecord] = []
+    /// Image files named so far, there or recorded as placed before they were written; and those whose
+    /// origin is recorded this build (once each).
+    var named: Set<String> = []
+    var recordedOutputs: Set<String> = []
+    /// The image names and keys of the pages' states share their storage: a site's pages use a few
+    /// hundred images between them, and the states of every page are kept until the clean-up.
+    private var strings = Interner()
+
+    /// Page states recorded together (one transaction).
+    static let recordBatch = 256
+
+    init(plan: BuildPlan, store: any SiteStates, cache: any BlobFiles, pool: WorkerPool) {
+        self.plan = plan
+        self.store = store
+        self.pool = pool
+        files = ImageFiles(cache: cache, directory: plan.imagesFolder, pool: pool)
+        ledger = SiteLedger(report: plan.reports ? ReportBuilder(configuration: plan.configuration, check: plan.target.listsRemaining) : nil)
+    }
+
+    var target: OutputTarget { plan.target }
+
+    /// Before anything changes: the seal goes (also a seal this imgbake cannot read).
+    func begin() async {
+        if target.writesSite { await store.putSeal(nil) }
+    }
+
+    /// Carries out a turn of page plans, in path order (steps 1–6 above). Returns once every page of the
+    /// turn is written; the error that stops the build, if one does (a write the disk refused).
+    mutating func apply(_ turn: [PagePlan]) async throws(BuildError) {
+        guard target.writesSite else {
+            for plan in turn { settle(Carried(plan)) }
+            return
+        }
+        await recordPlacedAhead(turn)
+        var carried: [Carried] = []
+        for plan in turn { carried.append(try await writeImageFiles(plan)) }
+        await keepCopies(&carried)
+        await recordIntents(carried)
+        for var page in carried {
+            if page.proceeds { try await writePage(&page) }
+            settle(page)
+        }
+        if ledger.states.count - recorded >= Self.recordBatch { await flush() }
+    }
+
+    /// A page as the journal carries it out: its plan, and what carrying it out changed.
+    private struct Carried {
+        let plan: PagePlan
+        var state: PageState
+        var diagnostics: [Diagnostic]
+        var files = ImageFilesWritten()
+        /// False once something it needs failed: the page is left for the next build.
+        var proceeds = true
+        var written = false
+        /// With `--out`: the page's output is imgbake's (written or copied).
+        var placed = false
+
+        init(_ plan: PagePlan) { (self.plan, state, diagnostics) = (plan, plan.state, plan.diagnostics) }
+
+        /// Left as it was, to be built again next time.
+        mutating func leave(_ why: String) {
+            proceeds = false
+            state = plan.unsettled
+            diagnostics.append(Diagnostic(.warning, why, at: SourceLocation(file: plan.path, line: 1, column: 1)))
+        }
+    }
+
+    /// Step 1: the image files the turn is about to add, recorded as placed before they are written.
+    private mutating func recordPlacedAhead(_ turn: [PagePlan]) async {
+        let folder = plan.imagesFolder + "/"
+        var placed: [OutputPath: PlacedFile] = [:]
+        for page in turn {
+            let missing = page.missing.compactMap { use -> String? in if case .writable = use.file { use.use.name } else { nil } }
+            for name in page.imageFiles.map(\.fileName) + missing where !named.contains(name) {
+                named.insert(name)
+                if FileStamp.of(folder + name) == nil { placed[plan.placedImage(name)] = .image }
+            }
+        }
+        await store.record(placed: placed)
+    }
+
+    /// Step 2: the page's image files (those its rewrite put in, then those it already named that are
+    /// missing — removed by hand, by another tool — written again from the cache). A file the cache
+    /// cannot give back after all leaves the page for the next build.
+    private func writeImageFiles(_ plan: PagePlan) async throws(BuildError) -> Carried {
+        var page = Carried(plan)
+        guard plan.writes else { return page }
+        page.files = try await files.write(plan.imageFiles)
+        if !page.files.damaged.isEmpty {
+            page.leave("cache: a file of this page's images was damaged while the build ran; left for the next build")
+            return page
+        }
+        let folder = self.plan.imagesFolder + "/"
+        for missing in plan.missing where FileStamp.of(folder + missing.use.name) == nil {
+            let why: String
+            switch missing.file {
+            case .writable(let image):
+                var written = try await files.write([image])
+                guard written.damaged.isEmpty else {
+                    why = "the cache's copy of it was damaged while the build ran; build again"
+                    break
+                }
+                // Counted, and said, as written again: it was there before (not for a page written as a
+                // build for another output made it, whose files this output never had).
+                if plan.outcome != .reused { written.again = written.placed.count }
+                page.files.add(written)
+                continue
+            case .unavailable(let reason): why = reason
+            }
+            page.diagnostics.append(Diagnostic(.warning, "refers to \(self.plan.ownPublicPath)\(missing.use.name), which is missing: \(why)",
+                                               at: missing.use.location))
+        }
+        return page
+    }
+
+    /// Step 3: the copies the cache keeps, the turn's at once. One it cannot keep leaves the page's state
+    /// without it (in place the page then stands as its own source, as before imgbake kept sources).
+    private func keepCopies(_ pages: inout [Carried]) async {
+        let store = self.store, pool = self.pool
+        let kept = await withTaskGroup(of: (Int, Bool).self) { group in
+            for (index, page) in pages.enumerated() where page.proceeds {
+                guard let keep = page.plan.keep else { continue }
+                group.addTask(executorPreference: pool) { (index, store.keepPage(keep.bytes, as: keep.hash) != nil) }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, done) in kept where !done {
+            switch pages[index].state.copy {
+            case .rewritten: pages[index].state.copy = .none
+            case .written(_, let output): pages[index].state.copy = .written(kept: nil, output: output)
+            case .none: break
+            }
+        }
+    }
+
+    /// Step 4: in place, the states of the pages about to be written over their sources, in one record.
+    private func recordIntents(_ pages: [Carried]) async {
+        guard target.rewritesSources else { return }
+        let intents = pages.compactMap { page -> PageState? in
+            guard page.proceeds, let write = page.plan.write, let read = page.plan.read, read.hash != write.hash,
+                  case .rewritten(let source, let rewrites) = page.state.copy else { return nil }
+            var intent = page.state
+            // What is there now still stands for the kept source if the build stops before the write.
+            intent.copy = .rewritten(source: source, rewrites: read.standing + rewrites)
+            intent.stamp = .unknown
+            intent.complete = false
+            return intent
+        }
+        await store.record(pages: intents)
+    }
+
+    /// Step 5: the page written (in place over its source, or into the output), unless it already holds
+    /// those bytes.
+    private func writePage(_ page: inout Carried) async throws(BuildError) {
+        guard let write = page.plan.write, let read = page.plan.read else { return }
+        let config = plan.configuration, path = page.plan.path
+        if target.rewritesSources {
+            guard read.hash != write.hash else { return }
+            let written = try await pool.run { () throws(BuildError) -> FileStamp? in
+                guard FileStamp.of(config.site + "/" + path) == read.stamp else { return nil }
+                return try PageWriter(site: config.site, outputRoot: config.site).write(path, write.bytes)
+            }
+            guard let written else { return page.leave("changed while imgbake was running; left for the next build") }
+            page.state.stamp = written
+            page.written = true
+            return
+        }
+        page.placed = true
+        if write.isSource {
+            // Nothing to change: a copy of the source, from memory.
+            try await pool.run { () throws(BuildError) in
+                try OutputTree(site: config.site, output: config.outputRoot).place(path, write.bytes, like: read.stamp)
+            }
+            return
+        }
+        // As the last build wrote it, and still there as it was: not written again.
+        if let before = page.plan.writtenBefore, FileStamp.of(config.outputRoot + "/" + path) == before {
+            page.state.copy = .written(kept: page.state.kept, output: before)
+            return
+        }
+        let output = try await pool.run { () throws(BuildError) in
+            try PageWriter(site: config.site, outputRoot: config.outputRoot).write(path, write.bytes)
+        }
+        page.state.copy = .written(kept: page.state.kept, output: output)
+        page.written = true
+    }
+
+    /// A page done: its state, what it says, what it placed and counts, into the ledger.
+    private mutating func settle(_ carried: Carried) {
+        let page = carried.plan, files = carried.files
+        var state = carried.state
+        state.images = state.images.map { strings.intern($0) }
+        state.keys = state.keys.map { OriginalKey(strings.intern($0.string)) }
+        state.mentions = state.mentions.map { strings.intern($0) }
+        state.fingerprint = strings.intern(state.fingerprint)
+        ledger.states.append(state)
+        ledger.diagnostics += carried.diagnostics + files.notes.map { Diagnostic(.note, $0) }
+        ledger.remaining += page.remaining
+        ledger.pages.count(page, written: carried.written)
+        ledger.files.add(files)
+        if let entries = page.report { ledger.report?.add(entries) }
+        if page.outcome == .unchanged { ledger.report?.add(unchanged: state) }
+        // With `--out`, a page's output is imgbake's: written, copied, or (unchanged) its rewrite as the
+        // last build wrote it, which the copying of the rest of the site leaves.
+        if carried.placed || (page.outcome == .unchanged && target.separateOutput && state.output != nil) { place(page.path, .mirror) }
+        for name in files.placed { place(plan.placedImage(name), .image) }
+        let new = page.outputs.filter { !recordedOutputs.contains($0.name) }
+        recordedOutputs.formUnion(new.map(\.name))
+        unrecordedOutputs += new
+    }
+
+    mutating func place(_ path: OutputPath, _ kind: PlacedFile) {
+        ledger.placed[path] = kind
+        unrecordedPlaced[path] = kind
+    }
+
+    /// Step 6: the states and placed files not recorded yet, and the origins of new image files; the
+    /// states' references are then let go (recorded with them; a large site's states are mostly those).
+    mutating func flush() async {
+        guard target.writesSite else { return }
+        await store.recordOutputs(unrecordedOutputs)
+        unrecordedOutputs = []
+        let batch = Array(ledger.states[recorded...])
+        for index in ledger.states.indices[recorded...] { ledger.states[index].references = nil }
+        recorded = ledger.states.count
+        await store.record(pages: batch, placed: unrecordedPlaced)
+        unrecordedPlaced = [:]
+    }
+}
