@@ -91,7 +91,7 @@ import ImgBakeTestSupport
         #expect(result.summary.pagesWritten == 50)
 
         // The manager itself: 50 concurrent callers, one load.
-        let (manager, downloads) = try makeCountingManager(origin: origin, cache: site.folder.path + "/cache2")
+        let (manager, downloads, transforms) = try makeCountingManager(origin: origin, cache: site.folder.path + "/cache2")
         let url = try #require(RemoteURL.resolve(origin.url("img/astronaut.jpg")))
         try await origin.reset()
         let results = await withTaskGroup(of: Bool.self) { group in
@@ -100,6 +100,7 @@ import ImgBakeTestSupport
         }
         #expect(results.count == 50 && results.allSatisfy { $0 })
         #expect(downloads.total == 1)
+        #expect(transforms.transforms == 1, "fifty callers, one decode")
         #expect(try await origin.stats().requests_total == 1)
     }
 
@@ -301,7 +302,7 @@ import ImgBakeTestSupport
 
         let origin = try Origin()
         let folder = TemporaryFolder()
-        let (manager, downloads) = try makeCountingManager(origin: origin, cache: folder.path, memoryLimit: 2000)
+        let (manager, downloads, transforms) = try makeCountingManager(origin: origin, cache: folder.path, memoryLimit: 2000)
         for name in Paths.exampleImages { _ = await manager.resolve(.remote(RemoteURL.resolve(origin.url("img/" + name))!)) }
         // An evicted image resolves again from the index, without a request or an encode.
         try await origin.reset()
@@ -311,5 +312,24 @@ import ImgBakeTestSupport
         #expect(image.encoded == 0 && image.variants.count == 6)
         #expect(try await origin.stats().requests_total == 0)
         #expect(downloads.total == Paths.exampleImages.count)
+        #expect(transforms.transforms == Paths.exampleImages.count, "nothing decoded again")
+    }
+
+    /// The shared cache is asked after the local one misses, and told what the build made: with one
+    /// that has nothing (`EmptyRemote`), every image is downloaded and noted for upload, once.
+    @Test func aRemoteThatHasNothingIsToldWhatTheBuildMade() async throws {
+        let origin = try Origin()
+        let folder = TemporaryFolder()
+        var fetch = FetchSettings()
+        fetch.connectTo = [origin.connectTo]
+        let remote = EmptyRemote()
+        let manager = ImageManager(cache: try ImageCache(directory: folder.path), downloader: Downloader(settings: fetch),
+                                   transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
+                                   images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(),
+                                   fetch: fetch, remote: remote)
+        let url = try #require(RemoteURL.resolve(origin.url("img/hubble.jpg")))
+        for _ in 0..<3 { _ = await manager.resolve(.remote(url)) }
+        #expect(remote.notes.originals == 1 && remote.notes.variants > 0 && remote.notes.done == 1, "\(remote.notes)")
+        #expect(try await origin.stats().requests_total == 1)
     }
 }

@@ -45,17 +45,18 @@ package func makeManager(origin: Origin, cache folder: String, memoryLimit: Int 
     try makeCountingManager(origin: origin, cache: folder, memoryLimit: memoryLimit).manager
 }
 
-/// The same, with the downloader it fetches through counting what it is asked for.
-package func makeCountingManager(origin: Origin, cache folder: String,
-                                 memoryLimit: Int = 64 << 20) throws -> (manager: ImageManager, downloads: CountingDownloader) {
+/// The same, with the downloader it fetches through counting what it is asked for, and the
+/// transformer counting decodes.
+package func makeCountingManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws
+    -> (manager: ImageManager, downloads: CountingDownloader, transforms: CountingTransformer) {
     var fetch = FetchSettings()
     fetch.connectTo = [origin.connectTo]
     let downloader = CountingDownloader(Downloader(settings: fetch))
-    let manager = ImageManager(cache: try ImageCache(directory: folder), downloader: downloader,
-                               transformer: try Transformer(threads: 2, maxPixels: 100_000_000),
+    let transformer = CountingTransformer(try Transformer(threads: 2, maxPixels: 100_000_000))
+    let manager = ImageManager(cache: try ImageCache(directory: folder), downloader: downloader, transformer: transformer,
                                images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(), fetch: fetch,
                                memoryLimit: memoryLimit)
-    return (manager, downloader)
+    return (manager, downloader, transformer)
 }
 
 /// What a child process printed and how it ended.
