@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """shape-counts.py [ROOT] - counts that say how the build's core is shaped, read from the sources:
 
-  mode tests        uses of the mode flags (inPlace, writesSite, check) in the pipeline outside the
-                    output target's own file (Sources/ImgBake/Pipeline/OutputTarget.swift)
-  page stage lines  lines of the page stage: Pipeline/PageStream*.swift and Pipeline/PagePlan*.swift
+  mode tests        the mode asked of anything but the output target, in the pipeline outside the
+                    target's own file (Sources/ImgBake/Pipeline/OutputTarget.swift): the flags inPlace,
+                    writesSite and check not reached through `target.`, and tests of the configuration's
+                    `outputDirectory`, `shard` or `check` against nil or true
+  page stage lines  lines of the page stage: Pipeline/PageStream*.swift and Pipeline/PagePlan*.swift (all
+                    lines, and code lines: neither blank nor only a comment); the journal's files
+                    (Pipeline/BuildJournal*.swift), which carry out what the page stage decided, apart
   largest bag       the most stored `var`s of one struct or class of the pipeline (its mutable bags)
-  state writers     call sites that write the site state store (record, putSeal, recordOutputs, keepPage,
-                    and the journal's own) outside the store and the journal
+  state writers     call sites that write the site state store (record, putSeal, recordOutputs, keepPage)
+                    outside the store and the journal (BuildJournal*.swift)
   state makers      places that construct a PageState (`PageState(`) outside its own file
   concurrency       the mechanisms in use: task groups or actors; DispatchQueue.concurrentPerform; threads
                     parked on an NSCondition; threads of their own (the transfer thread); task executors
+                    (whose own threads, in the file that declares the executor, are that mechanism)
   unchecked         `@unchecked Sendable` conformances
 
 Run from anywhere: `python3 tools/shape-counts.py` (ROOT defaults to the repository this file is in).
@@ -58,8 +63,9 @@ def largest_bag():
             if match:
                 stack.append((depth, match.group(2), 0))
             # A stored var at the body's own level: `var name` (not computed: no `{` after the type).
+            # Not computed: no brace between the name and a default value (`var a: T { … }` on one line).
             if stack and depth == stack[-1][0] + 1 and re.match(r"\s*(?:private(?:\(set\))? |fileprivate |public |package |internal )*var \w+", line) \
-                    and not re.search(r"\{\s*$", line) and "{ get" not in line:
+                    and not re.match(r"[^=]*\{", line):
                 d, name, n = stack[-1]
                 stack[-1] = (d, name, n + 1)
             depth += line.count("{") - line.count("}")
@@ -73,29 +79,38 @@ def largest_bag():
 def main():
     pipeline = list(swift_files(PIPELINE))
     everything = list(swift_files(SOURCES))
-    mode = count(r"\b(?:inPlace|writesSite|plan\.check|\.check\b(?!\())", pipeline, skip=("OutputTarget.swift",))
+    mode = count(r"(?<!target\.)(?<!case \.)(?<![(,] \.)\b(?:inPlace|writesSite)\b(?!\()|(?<!target\.)\b(?:plan|config|configuration)\.check\b"
+                 r"|\b(?:outputDirectory|shard)\s*[!=]=\s*nil", pipeline, skip=("OutputTarget.swift",))
     stage = [p for p in pipeline if os.path.basename(p).startswith(("PageStream", "PagePlan"))]
     stage_lines = sum(len(open(p, encoding="utf-8").read().splitlines()) for p in stage)
+    stage_code = sum(sum(1 for line in code(p) if line.strip()) for p in stage)
+    journal = [p for p in pipeline if os.path.basename(p).startswith("BuildJournal")]
+    journal_lines = sum(len(open(p, encoding="utf-8").read().splitlines()) for p in journal)
+    journal_code = sum(sum(1 for line in code(p) if line.strip()) for p in journal)
     name, fields = largest_bag()
-    writers = count(r"\b(?:store|sites|run\.store)\.(?:record|putSeal|recordOutputs|keepPage)\(", everything,
-                    skip=("SiteStateStore.swift", "BuildJournal.swift"))
+    writers = count(r"\b(?:store|sites|run\.store)\.(?:record|putSeal|recordOutputs|keepPage)\(",
+                    [p for p in everything if not os.path.basename(p).startswith("BuildJournal")], skip=("SiteStateStore.swift",))
     makers = count(r"\bPageState\(", everything, skip=("SiteState.swift", "PageStateCodec.swift"))
     mechanisms = []
     if count(r"\bwithTaskGroup|withThrowingTaskGroup|\bactor\b", everything):
         mechanisms.append("task groups and actors")
     if count(r"concurrentPerform", everything):
         mechanisms.append("DispatchQueue.concurrentPerform")
-    if count(r"NSCondition", everything):
+    executors = [p for p in everything if count(r":\s*TaskExecutor\b", [p])]
+    others = [p for p in everything if p not in executors]
+    if count(r"NSCondition", others):
         mechanisms.append("threads parked on an NSCondition")
-    if count(r"\bThread\s*\{", everything):
+    if count(r"\bThread\s*\{", others):
         mechanisms.append("threads of their own (Thread)")
-    if count(r"\bTaskExecutor\b", everything):
+    if executors:
         mechanisms.append("task executors")
     unchecked = count(r"@unchecked\s+Sendable", everything)
     print("| count | value |")
     print("|---|---|")
     print("| mode tests outside the output target | %d |" % mode)
-    print("| lines of the page stage (%s) | %d |" % (", ".join(sorted(os.path.basename(p) for p in stage)), stage_lines))
+    print("| lines of the page stage (%s) | %d (%d of code) |" % (", ".join(sorted(os.path.basename(p) for p in stage)), stage_lines, stage_code))
+    print("| lines of the journal (%s) | %d (%d of code) |" % (", ".join(sorted(os.path.basename(p) for p in journal)) or "none",
+                                                            journal_lines, journal_code))
     print("| fields of the largest mutable bag | %d (%s) |" % (fields, name))
     print("| places that write the site state store | %d |" % writers)
     print("| places that construct a PageState | %d |" % makers)

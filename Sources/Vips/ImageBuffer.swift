@@ -1,7 +1,8 @@
 /// Encoded image bytes at a stable address. libvips reads lazily from the buffer it is given, so the
 /// buffer must outlive every image made from it; `VipsImage` keeps a reference for that reason.
 public final class ImageBuffer: @unchecked Sendable {
-    // Immutable after init, so sharing across threads is safe; the class exists only to own memory.
+    // @unchecked: the compiler cannot see that a raw pointer (the memory libvips reads from) is safe to
+    // share; it is, being immutable after init. The class exists only to own that memory.
     let storage: UnsafeMutableRawBufferPointer
 
     /// Copies `bytes`. Contiguous collections (`[UInt8]`, `ArraySlice`, `Data`…) are copied with one

@@ -75,7 +75,7 @@ struct BuildPlan: Sendable {
 
     /// `--refresh` revalidates every image, which needs every page; a shard build writes no pages and
     /// reads them all, whatever an earlier build left.
-    var readsEveryPage: Bool { configuration.fetch.policy == .refresh || configuration.shard != nil }
+    var readsEveryPage: Bool { configuration.fetch.policy == .refresh || target.readsEveryPage }
 
     /// Whether a build may be skipped when its site's seal holds: one that writes the site as usual.
     /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds

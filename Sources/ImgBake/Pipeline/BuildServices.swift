@@ -72,7 +72,7 @@ final class BuildServices: Sendable {
         let hosts = UnresolvableHostsInCache(cache: cache, clock: clock)
         downloader = Downloader(settings: config.fetch, unresolvable: await hosts.remembered(within: config.fetch.unresolvableTTL),
                                 believed: !config.fetch.retryFailed && config.fetch.policy != .refresh, memory: hosts)
-        remote = Self.remote(config, local: cache)
+        remote = Self.remote(plan, local: cache)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
                                images: config.images, fetch: config.fetch, remote: remote,
                                site: config.images.local ? config.site : nil, clock: clock)
@@ -82,10 +82,11 @@ final class BuildServices: Sendable {
     }
 
     /// `--offline` means no network at all: not the remote cache either.
-    private static func remote(_ config: Configuration, local: ImageCache) -> (any RemoteCaching)? {
+    private static func remote(_ plan: BuildPlan, local: ImageCache) -> (any RemoteCaching)? {
+        let config = plan.configuration
         guard let settings = config.cache.remote, config.fetch.policy != .offline else { return nil }
         return RemoteCache(settings: settings, local: local, maxOriginalBytes: config.fetch.maxBytes,
-                           uploadsEverythingUsed: config.shard != nil)
+                           uploadsEverythingUsed: plan.target.uploadsEverythingUsed)
     }
 
     /// Before the pages are scanned: with a local cache no build has used (a new CI runner reading

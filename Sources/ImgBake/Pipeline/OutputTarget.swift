@@ -90,6 +90,11 @@ enum OutputTarget: Sendable, Equatable {
     /// Images are resolved from the cache only (`--check`), and nothing is written to the remote cache.
     var resolvesFromCacheOnly: Bool { listsRemaining }
 
+    /// `--shard`: every page is read, whatever an earlier build left (none is written), and every image
+    /// of the shard's is uploaded, made now or not, for the assembling build to find.
+    var readsEveryPage: Bool { if case .shard = self { true } else { false } }
+    var uploadsEverythingUsed: Bool { readsEveryPage }
+
     /// The cache may be trimmed to its size budget at the end (not by a build that only looks).
     var trimsCache: Bool { !listsRemaining }
 

@@ -263,10 +263,11 @@ extension PagePlan {
             guard missing.allSatisfy({ if case .writable = $0.file { true } else { false } }) else { return nil }
             let write = Write(bytes: other.bytes, hash: other.hash, isSource: false)
             let (copy, keep) = target.rewritesSources ? copyOverSource(loaded, write) : (.written(kept: other.hash, output: nil), nil)
-            let state = PageState(path: page.path, fingerprint: settings.fingerprint, sourceHash: loaded.hash, stamp: loaded.siteStamp,
-                                  copy: copy, complete: true, keys: other.state.keys, sources: other.state.sources,
-                                  images: other.state.images, imagesKnown: true, mentions: mentions(other.bytes),
-                                  references: other.state.references)
+            // Its state is that build's (the same source, settings and images) but for what is this output's.
+            var state = other.state
+            state.stamp = loaded.siteStamp
+            state.copy = copy
+            state.mentions = mentions(other.bytes)
             return plan(.reused, state: state, Effects(write: write, keep: keep, missing: missing))
         }
 
