@@ -9,6 +9,8 @@ them (Debian's hugo, jekyll and sphinx-build, PyPI's mkdocs; `make deps` install
 with every kind of reference (remote, the site's own, root-relative, page-relative and absolute under
 base_url). Each binary builds each site cold into an output of its own, with a cache of its own,
 against a loopback origin serving Examples/images; then every file of the two outputs is compared.
+Then each binary builds its own copy of each site in place, twice (cold, then again with the cache
+kept), and the two copies are compared after each build.
 `--set` appends settings to each site's imgbake.toml for this binary only (to take out a change of
 bytes another setting makes on purpose). Prints the files that differ and exits 1 if any do.
 """
@@ -87,6 +89,21 @@ sites = [("site", os.path.join(root, "Examples/site"), os.path.join(root, "Examp
 for example, output in [("hugo", "public"), ("jekyll", "_site"), ("mkdocs", "site"), ("sphinx", "_build/html")]:
     sites.append((example, *generated(example, output)))
 
+def files_of(folder):
+    found = []
+    for base, _, names in os.walk(folder):
+        found += [os.path.relpath(os.path.join(base, n), folder) for n in names]
+    return found
+
+
+def compare(name, first, second):
+    files, others = files_of(first), files_of(second)
+    different = sorted(set(files) ^ set(others)) + sorted(f for f in set(files) & set(others)
+                                                          if not filecmp.cmp(os.path.join(first, f), os.path.join(second, f), shallow=False))
+    print("%-21s %4d files, %d differ%s" % (name, len(files), len(different), (": " + ", ".join(different[:8])) if different else ""))
+    return len(different)
+
+
 differ = 0
 for name, site, config in sites:
     outputs = []
@@ -106,16 +123,21 @@ for name, site, config in sites:
         if result.returncode != 0:
             sys.exit("%s with %s failed: %s" % (name, binary, result.stderr[-2000:]))
         outputs.append(out)
-    files = []
-    for base, _, names in os.walk(outputs[0]):
-        files += [os.path.relpath(os.path.join(base, n), outputs[0]) for n in names]
-    others = []
-    for base, _, names in os.walk(outputs[1]):
-        others += [os.path.relpath(os.path.join(base, n), outputs[1]) for n in names]
-    different = sorted(set(files) ^ set(others)) + sorted(f for f in set(files) & set(others)
-                                                          if not filecmp.cmp(os.path.join(outputs[0], f), os.path.join(outputs[1], f), shallow=False))
-    print("%-11s %4d files, %d differ%s" % (name, len(files), len(different), (": " + ", ".join(different[:8])) if different else ""))
-    differ += len(different)
+    differ += compare(name + " --out", *outputs)
+    # In place: each binary rewrites its own copy of the site, cold and then warm.
+    copies = []
+    for tag, binary in [("base", a.base), ("this", a.binary)]:
+        copy = os.path.join(work, "inplace-%s-%s" % (name, tag))
+        shutil.copytree(site, copy, symlinks=True)
+        copies.append((copy, binary, tag))
+    for build in ["cold", "warm"]:
+        for copy, binary, tag in copies:
+            result = subprocess.run([binary, "build", copy, "--cache-dir", os.path.join(work, "cache-inplace-%s-%s" % (name, tag)),
+                                     "--config", os.path.join(work, "%s-%s.toml" % (name, tag)), "--quiet"] + network,
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                sys.exit("%s in place with %s failed: %s" % (name, binary, result.stderr[-2000:]))
+        differ += compare("%s in place, %s" % (name, build), copies[0][0], copies[1][0])
 plain.terminate()
 tls.terminate()
 shutil.rmtree(work)

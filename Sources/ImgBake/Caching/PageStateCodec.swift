@@ -112,38 +112,71 @@ enum PageStateCodec {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A page's references as the index stores them apart: a line each.
+    /// A page's references as the index stores them apart: a line each, its line, column, kind and
+    /// escaped URL separated by tabs.
     static func lines(of references: [RecordedReference]) -> String {
-        references.map(line(of:)).joined(separator: "\n")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(references.count * 80)
+        for (index, reference) in references.enumerated() {
+            if index > 0 { bytes.append(0x0A) }
+            bytes += String(reference.line).utf8
+            bytes.append(0x09)
+            bytes += String(reference.column).utf8
+            bytes.append(0x09)
+            bytes += reference.kind.rawValue.utf8
+            bytes.append(0x09)
+            bytes += escape(reference.url).utf8
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The references of `lines` as `lines(of:)` wrote them; nil when one is not a reference (a damaged row).
     static func references(stored lines: String) -> [RecordedReference]? {
         guard !lines.isEmpty else { return [] }
-        var references: [RecordedReference] = []
-        for line in lines.split(separator: "\n", omittingEmptySubsequences: false) {
-            guard let reference = reference(in: line) else { return nil }
-            references.append(reference)
+        var text = lines
+        // On the UTF-8 bytes, as states are: a page built elsewhere brings its references along.
+        return text.withUTF8 { bytes in
+            var references: [RecordedReference] = []
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+                guard let reference = reference(in: bytes[start..<end]) else { return nil }
+                references.append(reference)
+                start = end + 1
+            }
+            return references
         }
-        return references
     }
 
-    /// A reference as one line of a state: line, column, kind and escaped URL, separated by tabs.
-    static func line(of reference: RecordedReference) -> String {
-        "\(reference.line)\t\(reference.column)\t\(reference.kind.rawValue)\t\(escape(reference.url))"
-    }
-
-    /// The reference a line written by `line(of:)` holds.
-    static func reference(in line: Substring) -> RecordedReference? {
-        let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
-        guard fields.count == 4, let number = Int(fields[0]), let column = Int(fields[1]),
-              let kind = ImageReference.Kind(rawValue: String(fields[2])),
-              let url = Array(fields[3].utf8).withUnsafeBufferPointer({ unescape($0[...]) })
+    /// The reference a line written by `lines(of:)` holds.
+    static func reference(in line: UnsafeBufferPointer<UInt8>.SubSequence) -> RecordedReference? {
+        var tabs: [Int] = []
+        for index in line.indices where line[index] == 0x09 {
+            tabs.append(index)
+            if tabs.count == 3 { break }
+        }
+        guard tabs.count == 3, let number = integer(line[line.startIndex..<tabs[0]]), let column = integer(line[tabs[0] + 1..<tabs[1]]),
+              let kind = ImageReference.Kind(rawValue: String(decoding: line[tabs[1] + 1..<tabs[2]], as: UTF8.self)),
+              let url = unescape(line[(tabs[2] + 1)...])
         else { return nil }
         return RecordedReference(line: number, column: column, kind: kind, url: url)
     }
 
-    /// Whether `line` is a reference as `line(of:)` writes it: two numbers, a kind, and a URL
+    /// A decimal integer, optionally negative, of at most 18 digits.
+    private static func integer(_ field: UnsafeBufferPointer<UInt8>.SubSequence) -> Int? {
+        let negative = field.first == UInt8(ascii: "-")
+        let digits = negative ? field.dropFirst() : field
+        guard !digits.isEmpty, digits.count < 19 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return negative ? -value : value
+    }
+
+    /// Whether `line` is a reference as `lines(of:)` writes it: two numbers, a kind, and a URL
     /// whose escapes are whole. Looked at in place: nothing is made of it.
     static func isReference(_ line: UnsafeBufferPointer<UInt8>.SubSequence) -> Bool {
         var fields: [Range<Int>] = []

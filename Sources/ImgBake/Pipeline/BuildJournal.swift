@@ -50,6 +50,8 @@ struct BuildJournal: Sendable {
     /// origin is recorded this build (once each).
     var named: Set<String> = []
     var recordedOutputs: Set<String> = []
+    /// Copies being kept for plans whose turn has not come yet, by page (`prepare`).
+    var keeping: [String: Task<Bool, Never>] = [:]
     /// The image names and keys of the pages' states share their storage: a site's pages use a few
     /// hundred images between them, and the states of every page are kept until the clean-up.
     private var strings = Interner()
@@ -72,6 +74,15 @@ struct BuildJournal: Sendable {
         if target.writesSite { await store.putSeal(nil) }
     }
 
+    /// A plan handed in before its turn: the copy it keeps is written now, in the background (a blob
+    /// named by its hash, which nothing names until the page's state does at its turn), so that its
+    /// turn does not wait for it.
+    mutating func prepare(_ plan: PagePlan) {
+        guard target.writesSite, let keep = plan.keep else { return }
+        let store = self.store
+        keeping[plan.path] = Task(executorPreference: pool) { store.keepPage(keep.bytes, as: keep.hash) != nil }
+    }
+
     /// Carries out a turn of page plans, in path order (steps 1–6 above). Returns once every page of the
     /// turn is written; the error that stops the build, if one does (a write the disk refused).
     mutating func apply(_ turn: [PagePlan]) async throws(BuildError) {
@@ -84,10 +95,8 @@ struct BuildJournal: Sendable {
         for plan in turn { carried.append(try await writeImageFiles(plan)) }
         await keepCopies(&carried)
         await recordIntents(carried)
-        for var page in carried {
-            if page.proceeds { try await writePage(&page) }
-            settle(page)
-        }
+        try await writePages(&carried)
+        for page in carried { settle(page) }
         if ledger.states.count - recorded >= Self.recordBatch { await flush() }
     }
 
@@ -161,18 +170,14 @@ struct BuildJournal: Sendable {
         return page
     }
 
-    /// Step 3: the copies the cache keeps, the turn's at once. One it cannot keep leaves the page's state
-    /// without it (in place the page then stands as its own source, as before imgbake kept sources).
-    private func keepCopies(_ pages: inout [Carried]) async {
-        let store = self.store, pool = self.pool
-        let kept = await withTaskGroup(of: (Int, Bool).self) { group in
-            for (index, page) in pages.enumerated() where page.proceeds {
-                guard let keep = page.plan.keep else { continue }
-                group.addTask(executorPreference: pool) { (index, store.keepPage(keep.bytes, as: keep.hash) != nil) }
-            }
-            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
-        }
-        for (index, done) in kept where !done {
+    /// Step 3: the copies the cache keeps (started when the plans came, `prepare`). One it cannot keep
+    /// leaves the page's state without it (in place the page then stands as its own source).
+    private mutating func keepCopies(_ pages: inout [Carried]) async {
+        for index in pages.indices {
+            guard let keep = pages[index].plan.keep else { continue }
+            let store = self.store
+            let task = keeping.removeValue(forKey: pages[index].plan.path) ?? Task { store.keepPage(keep.bytes, as: keep.hash) != nil }
+            guard pages[index].proceeds, !(await task.value) else { continue }
             switch pages[index].state.copy {
             case .rewritten: pages[index].state.copy = .none
             case .written(_, let output): pages[index].state.copy = .written(kept: nil, output: output)
@@ -192,45 +197,32 @@ struct BuildJournal: Sendable {
             intent.copy = .rewritten(source: source, rewrites: read.standing + rewrites)
             intent.stamp = .unknown
             intent.complete = false
+            // The references come with the state once the page is written (until then the stored ones stay).
+            intent.references = nil
             return intent
         }
         await store.record(pages: intents)
     }
 
-    /// Step 5: the page written (in place over its source, or into the output), unless it already holds
-    /// those bytes.
-    private func writePage(_ page: inout Carried) async throws(BuildError) {
-        guard let write = page.plan.write, let read = page.plan.read else { return }
-        let config = plan.configuration, path = page.plan.path
-        if target.rewritesSources {
-            guard read.hash != write.hash else { return }
-            let written = try await pool.run { () throws(BuildError) -> FileStamp? in
-                guard FileStamp.of(config.site + "/" + path) == read.stamp else { return nil }
-                return try PageWriter(site: config.site, outputRoot: config.site).write(path, write.bytes)
+    /// Step 5: the turn's pages written in path order, on one of the journal's threads (each in place
+    /// over its source, or into the output), unless a page already holds those bytes.
+    private func writePages(_ pages: inout [Carried]) async throws(BuildError) {
+        let writer = PageWrite(target: target, site: plan.configuration.site, outputRoot: plan.configuration.outputRoot)
+        let plans = pages.map { $0.proceeds ? $0.plan : nil }
+        let done = try await pool.run { () throws(BuildError) in try plans.map { plan throws(BuildError) in try plan.map(writer.perform) } }
+        for (index, result) in done.enumerated() {
+            switch result {
+            case nil, .nothing?: break
+            case .changedMeanwhile?: pages[index].leave("changed while imgbake was running; left for the next build")
+            case .written(let stamp)?:
+                pages[index].state.stamp = stamp
+                pages[index].written = true
+            case .output(let stamp, let written)?:
+                pages[index].placed = true
+                pages[index].written = written
+                if let stamp { pages[index].state.copy = .written(kept: pages[index].state.kept, output: stamp) }
             }
-            guard let written else { return page.leave("changed while imgbake was running; left for the next build") }
-            page.state.stamp = written
-            page.written = true
-            return
         }
-        page.placed = true
-        if write.isSource {
-            // Nothing to change: a copy of the source, from memory.
-            try await pool.run { () throws(BuildError) in
-                try OutputTree(site: config.site, output: config.outputRoot).place(path, write.bytes, like: read.stamp)
-            }
-            return
-        }
-        // As the last build wrote it, and still there as it was: not written again.
-        if let before = page.plan.writtenBefore, FileStamp.of(config.outputRoot + "/" + path) == before {
-            page.state.copy = .written(kept: page.state.kept, output: before)
-            return
-        }
-        let output = try await pool.run { () throws(BuildError) in
-            try PageWriter(site: config.site, outputRoot: config.outputRoot).write(path, write.bytes)
-        }
-        page.state.copy = .written(kept: page.state.kept, output: output)
-        page.written = true
     }
 
     /// A page done: its state, what it says, what it placed and counts, into the ledger.
@@ -273,5 +265,42 @@ struct BuildJournal: Sendable {
         recorded = ledger.states.count
         await store.record(pages: batch, placed: unrecordedPlaced)
         unrecordedPlaced = [:]
+    }
+}
+
+/// Writing one page as its plan says, on the calling thread.
+private struct PageWrite: Sendable {
+    let target: OutputTarget
+    let site: String
+    let outputRoot: String
+
+    enum Done: Sendable {
+        case nothing
+        /// In place: written over its source; the file's stamp.
+        case written(FileStamp)
+        /// In place: its file changed since it was read; not written.
+        case changedMeanwhile
+        /// With `--out`: placed (`written`, or copied or found as written before); the output's stamp
+        /// when it is imgbake's rewrite.
+        case output(FileStamp?, written: Bool)
+    }
+
+    func perform(_ plan: PagePlan) throws(BuildError) -> Done {
+        guard let write = plan.write, let read = plan.read else { return .nothing }
+        let path = plan.path
+        if target.rewritesSources {
+            guard read.hash != write.hash else { return .nothing }
+            guard FileStamp.of(site + "/" + path) == read.stamp,
+                  let stamp = try PageWriter(site: site, outputRoot: site).write(path, write.bytes) else { return .changedMeanwhile }
+            return .written(stamp)
+        }
+        if write.isSource {
+            // Nothing to change: a copy of the source, from memory.
+            try OutputTree(site: site, output: outputRoot).place(path, write.bytes, like: read.stamp)
+            return .output(nil, written: false)
+        }
+        // As the last build wrote it, and still there as it was: not written again.
+        if let before = plan.writtenBefore, FileStamp.of(outputRoot + "/" + path) == before { return .output(before, written: false) }
+        return .output(try PageWriter(site: site, outputRoot: outputRoot).write(path, write.bytes), written: true)
     }
 }

@@ -30,7 +30,7 @@ struct BuildRun: Sendable {
         async let states = seal == nil ? store.pageStates(withReferences: plan.reports) : [:]
         let inventory = await takeInventory()
         if await holds(seal, inventory) { return try await concludeUnchanged(inventory) }
-        var journal = BuildJournal(plan: plan, store: store, cache: services.cache, pool: services.pages)
+        var journal = BuildJournal(plan: plan, store: store, cache: services.cache, pool: services.journal)
         await journal.begin()
         let previous = seal == nil ? await states : await store.pageStates()
         let triage = try await restoreLost(await self.triage(inventory, previous: previous), &journal)

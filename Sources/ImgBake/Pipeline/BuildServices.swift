@@ -7,7 +7,9 @@ import Locking
 /// Threads. The orchestration runs on Swift's cooperative pool, which never blocks; blocking work runs
 /// on task executors of its own (`WorkerPool`), each thread count a stage's concurrency limit:
 /// - pages: `--jobs` threads (default: the number of cores): the site walked and stamped, page states
-///   decoded, pages read, parsed, planned, and written by the journal with the image files;
+///   decoded, pages read, parsed and planned;
+/// - journal: `--jobs` threads: pages, image files and kept copies written (apart from the pages'
+///   threads, so that a turn's writes never wait in line behind pages being planned);
 /// - transform: `--jobs` threads, one libvips pipeline each;
 /// - inspect: 1, header reads of downloaded originals (so they are stored and released at once
 ///   instead of waiting in memory behind long encodes);
@@ -15,15 +17,16 @@ import Locking
 /// - transfers: 1, the owner of every libcurl handle (`--concurrency` transfers at once; a thread, not
 ///   an executor, because it sleeps in `curl_multi_poll`: see docs/ARCHITECTURE.md);
 /// - remote cache: 1 more, with `cache.remote` (its own libcurl session, uploads in the background).
-/// On the 2-core machines CI runs on that is 8 threads, of which only the transform ones are busy
+/// On the 2-core machines CI runs on that is 10 threads, of which only the transform ones are busy
 /// for long.
 final class BuildServices: Sendable {
     let cache: ImageCache
     let downloader: Downloader
     let transformer: Transformer
     let manager: ImageManager
-    /// The page stage's threads (see above).
+    /// The page stage's threads and the journal's (see above).
     let pages: WorkerPool
+    let journal: WorkerPool
     /// What builds know about this site and output (page states, placed files, the seal).
     let sites: any SiteStates
     /// The shared cache (`cache.remote`), unless `--offline` or `--no-remote`.
@@ -77,6 +80,7 @@ final class BuildServices: Sendable {
                                images: config.images, fetch: config.fetch, remote: remote,
                                site: config.images.local ? config.site : nil, clock: clock)
         pages = WorkerPool(threads: config.jobs, name: "pages")
+        journal = WorkerPool(threads: config.jobs, name: "journal")
         sites = SiteStateStore(cache: cache, root: plan.stateRoot, decoding: pages)
         sweep = Task { [cache] in await cache.sweepTemporaries() }
     }
@@ -118,6 +122,7 @@ final class BuildServices: Sendable {
         await remote?.shutdown()
         await cache.shutdown()
         await pages.shutdown()
+        await journal.shutdown()
         releaseCacheLock()
     }
 }

@@ -1,11 +1,13 @@
+import Locking
+
 /// Image files pages name that are not there — removed by hand, by another tool, by an older imgbake —
 /// and what each can be written again from: the cache's record of what the name holds, with its blob
 /// checked, or, when the cache lost the blob, the image made again if it still gives the same bytes.
 /// Each name once per build, however many pages name it. Found while pages are gathered; the journal
 /// writes them.
-actor MissingImageFiles {
+final class MissingImageFiles: Sendable {
     private let finder: Finder
-    private var files: [String: Task<MissingFile, Never>] = [:]
+    private let files = Locked([String: Task<MissingFile, Never>]())
 
     init(run: BuildRun) {
         finder = Finder(store: run.store, cache: run.services.cache, manager: run.services.manager,
@@ -14,11 +16,21 @@ actor MissingImageFiles {
 
     /// What the missing file `name` can be written from, or why it cannot be.
     func file(named name: String) async -> MissingFile {
-        if let task = files[name] { return await task.value }
         let finder = self.finder
-        let task = Task { await finder.find(name) }
-        files[name] = task
+        let task = files.withLock { files in
+            if let task = files[name] { return task }
+            let task = Task { await finder.find(name) }
+            files[name] = task
+            return task
+        }
         return await task.value
+    }
+
+    /// The same for several names, in one call (a page built elsewhere names all its files at once).
+    func files(named names: [String]) async -> [String: MissingFile] {
+        var found: [String: MissingFile] = [:]
+        for name in names { found[name] = await file(named: name) }
+        return found
     }
 }
 

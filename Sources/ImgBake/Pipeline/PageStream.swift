@@ -34,9 +34,12 @@ extension BuildRun {
             admit()
             while let (index, plan) = await group.next() {
                 running -= 1
+                journal.prepare(plan)
                 turns.add(index, plan)
-                // Early when the window is full or nothing more is coming.
-                let turn = turns.next(force: running + turns.waiting >= Self.window || (next == pages.count && running == 0))
+                // A short turn only when no page is being planned: the window is full of plans waiting (none
+                // can be admitted until some are carried out), or nothing more is coming. Forcing one whenever
+                // the window is full would shrink turns to a page each once it filled: a record and a hop per page.
+                let turn = turns.next(force: running == 0)
                 if failure == nil && !turn.isEmpty {
                     do throws(BuildError) { try await journal.apply(turn) } catch { failure = error }
                 }
@@ -107,7 +110,10 @@ struct PageGatherer: Sendable {
 
     private struct SeenFiles {
         var there: Set<String> = []
+        /// Absent, with a whole blob to be written from (an image's file).
         var writable: Set<String> = []
+        /// Absent, and writable from the cache's record of the name (a page built elsewhere names it).
+        var restorable: Set<String> = []
     }
 
     init(_ run: BuildRun, demand: ImageDemand, checked sources: SourceCheck) async {
@@ -180,12 +186,15 @@ struct PageGatherer: Sendable {
         candidates: for other in store.builtElsewhere(path: page.path)
         where PageElsewhere.matches(other, fingerprint: plan.fingerprint, sourceHash: loaded.hash) {
             guard let copy = other.kept, await sources.holds(other.keys, other.sources), let bytes = store.keptPage(copy) else { continue }
-            var missing: [String: MissingFile] = [:]
-            for name in other.images where !isThere(name) {
-                let file = await missingFiles.file(named: name)
-                guard case .writable = file else { continue candidates }
-                missing[name] = file
+            // Files seen there are not looked at again, nor those found writable from the cache (the journal
+            // looks again before it writes one).
+            let (unknown, restorable) = seen.withLock { seen in
+                (other.images.filter { !seen.there.contains($0) && !seen.restorable.contains($0) }, other.images.filter(seen.restorable.contains))
             }
+            let absent = unknown.filter { !isThere($0) }
+            let missing = await missingFiles.files(named: absent + restorable)
+            guard missing.values.allSatisfy({ if case .writable = $0 { true } else { false } }) else { continue candidates }
+            seen.withLock { $0.restorable.formUnion(absent) }
             return (PageElsewhere(state: other, bytes: bytes, hash: copy), missing)
         }
         return nil

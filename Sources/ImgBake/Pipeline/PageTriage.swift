@@ -1,3 +1,5 @@
+import Locking
+
 /// Where a page to build is read from.
 enum PageSource: Sendable, Equatable {
     /// The site file.
@@ -186,6 +188,12 @@ struct SourceCheck: Sendable {
         }
     }
 
+    /// Another check's keys too.
+    mutating func merge(_ other: SourceCheck) {
+        terms.merge(other.terms) { $1 }
+        checked.formUnion(other.checked)
+    }
+
     /// The digest term of `key`, nil when its original is stale or gone.
     func term(_ key: OriginalKey) -> UInt64? { terms[key] }
 
@@ -201,20 +209,21 @@ struct SourceCheck: Sendable {
 }
 
 /// `SourceCheck` for the pages of a stream, keys looked up as pages need them, each once per build.
-actor SourceChecks {
+/// Keys already looked up are answered on the caller's thread (most pages of a site share their images).
+final class SourceChecks: Sendable {
     private let run: BuildRun
-    private var check: SourceCheck
+    private let check: Locked<SourceCheck>
 
     /// `checked`: what the triage already looked up.
-    init(run: BuildRun, checked: SourceCheck) { (self.run, check) = (run, checked) }
+    init(run: BuildRun, checked: SourceCheck) { (self.run, check) = (run, Locked(checked)) }
 
     func holds(_ keys: [OriginalKey], _ digest: SourceDigest) async -> Bool {
-        let missing = Set(keys).subtracting(check.checked)
+        let missing = check.withLock { Set(keys).subtracting($0.checked) }
         if !missing.isEmpty {
-            var more = check
+            var more = SourceCheck()
             await more.add(missing, run)
-            check = more
+            check.withLock { $0.merge(more) }
         }
-        return check.holds(keys, digest)
+        return check.withLock { $0.holds(keys, digest) }
     }
 }

@@ -60,34 +60,23 @@ public struct SiteScan: Sendable {
         return diagnostics
     }
 
-    /// The models of `paths`, in their order, each page read and scanned once on `pool`, `jobs × 2` at a time.
+    /// The models of `paths`, in their order, each page read and scanned once on `pool`'s threads, a
+    /// few pages to a job (one job per page cost as much in thread wake-ups as small pages take to scan).
     private static func models(of paths: ArraySlice<String>, _ plan: BuildPlan, on pool: WorkerPool) async -> [Result<PageModel, PageFile.ReadError>] {
         let site = plan.configuration.site, maxBytes = plan.configuration.maxPageBytes
         let settings = plan.scanSettings, pageSettings = plan.pageSettings
-        return await withTaskGroup(of: (Int, Result<PageModel, PageFile.ReadError>).self) { group in
-            var next = paths.startIndex
-            func submit() {
-                let index = next, path = paths[index]
-                group.addTask(executorPreference: pool) {
-                    switch PageFile.read(path, site: site, maxBytes: maxBytes) {
-                    case .failure(let problem): return (index, .failure(problem))
-                    case .success(let (bytes, _)):
-                        guard let scan = PageFile.scan(path, bytes, settings: settings) else { return (index, .failure(PageFile.tooDeep(path, bytes))) }
-                        var model = PageModel(scan, settings: pageSettings)
-                        // What the entries need is kept; the bytes go with the page.
-                        model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
-                        return (index, .success(model))
-                    }
+        return await Array(paths).map(slicesOf: 8, on: pool) { slice in
+            slice.map { path -> Result<PageModel, PageFile.ReadError> in
+                switch PageFile.read(path, site: site, maxBytes: maxBytes) {
+                case .failure(let problem): return .failure(problem)
+                case .success(let (bytes, _)):
+                    guard let scan = PageFile.scan(path, bytes, settings: settings) else { return .failure(PageFile.tooDeep(path, bytes)) }
+                    var model = PageModel(scan, settings: pageSettings)
+                    // What the entries need is kept; the bytes go with the page.
+                    model.scan.file = SourceFile(path: path, kind: scan.file.kind, bytes: [])
+                    return .success(model)
                 }
-                next += 1
             }
-            while next < paths.endIndex && next - paths.startIndex < max(2, plan.configuration.jobs * 2) { submit() }
-            var results: [Int: Result<PageModel, PageFile.ReadError>] = [:]
-            while let (index, result) = await group.next() {
-                results[index] = result
-                if next < paths.endIndex { submit() }
-            }
-            return paths.indices.compactMap { results[$0] }
         }
     }
 

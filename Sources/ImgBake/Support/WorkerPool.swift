@@ -14,41 +14,24 @@ import Locking
 /// build's one way of running blocking work: structured tasks, each stage on an executor of its own.
 public final class WorkerPool: TaskExecutor, Sendable {
     public let name: String
-    private let queue: Locked<JobQueue>
-    /// One signal per job queued, and one per thread when the pool closes: an idle thread parks here.
-    private let ready = DispatchSemaphore(value: 0)
-    private let threads: Int
+    private let threads: Threads
 
-    public init(threads: Int, name: String, stackSize: Int = 8 << 20) {
+    public init(threads count: Int, name: String, stackSize: Int = 8 << 20) {
         self.name = name
-        self.threads = max(1, threads)
-        queue = Locked(JobQueue(threads: self.threads))
-        for index in 0..<self.threads {
-            let thread = Thread { [self] in work() }
+        threads = Threads(count: max(1, count))
+        for index in 0..<threads.count {
+            // The threads hold what they share, not the pool: a pool no one holds any more (a task that
+            // prefers it holds it) ends its threads, as `shutdown` does.
+            let thread = Thread { [threads, unowned self] in threads.work { self.asUnownedTaskExecutor() } }
             thread.name = "imgbake-\(name)-\(index)"
             thread.stackSize = stackSize // libvips and libheif use deep stacks
             thread.start()
         }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.withLock { $0.push(job) }
-        ready.signal()
-    }
+    deinit { threads.close(nil) }
 
-    private func work() {
-        while true {
-            ready.wait()
-            switch queue.withLock({ $0.take() }) {
-            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
-            case .closed(let joiners):
-                for joiner in joiners { joiner.resume() }
-                return
-            case .none: continue
-            }
-        }
-    }
+    public func enqueue(_ job: consuming ExecutorJob) { threads.push(UnownedJob(job)) }
 
     /// Runs `work` on one of the pool's threads and returns its result.
     public func run<T: Sendable, E: Error>(_ work: () throws(E) -> T) async throws(E) -> T {
@@ -58,10 +41,49 @@ public final class WorkerPool: TaskExecutor, Sendable {
     /// Runs the work queued so far, then ends the threads; returns once every one has ended. Nothing
     /// may be given to the pool after.
     public func shutdown() async {
-        await withCheckedContinuation { (joiner: CheckedContinuation<Void, Never>) in
-            queue.withLock { $0.close(joiner) }
-            for _ in 0..<threads { ready.signal() }
+        await withCheckedContinuation { (joiner: CheckedContinuation<Void, Never>) in threads.close(joiner) }
+    }
+}
+
+/// The pool's threads and the queue they share.
+private final class Threads: Sendable {
+    let count: Int
+    private let queue: Locked<JobQueue>
+    /// One signal per job queued, and one per thread when the pool closes: an idle thread parks here.
+    private let ready = DispatchSemaphore(value: 0)
+
+    init(count: Int) {
+        self.count = count
+        queue = Locked(JobQueue(threads: count))
+    }
+
+    func push(_ job: UnownedJob) {
+        queue.withLock { $0.push(job) }
+        ready.signal()
+    }
+
+    /// A thread's life: each job queued run on the executor `executor` gives, until the pool closes.
+    func work(_ executor: () -> UnownedTaskExecutor) {
+        while true {
+            ready.wait()
+            switch queue.withLock({ $0.take() }) {
+            case .job(let job): job.runSynchronously(on: executor())
+            case .closed(let joiners):
+                for joiner in joiners { joiner.resume() }
+                return
+            case .none: continue
+            }
         }
+    }
+
+    /// Closes the queue: the threads end once the work queued is done, the last one resuming `joiner`
+    /// (at once when they have ended already).
+    func close(_ joiner: CheckedContinuation<Void, Never>?) {
+        if queue.withLock({ $0.close(joiner) }) {
+            joiner?.resume()
+            return
+        }
+        for _ in 0..<count { ready.signal() }
     }
 }
 
@@ -87,9 +109,12 @@ private struct JobQueue {
 
     mutating func push(_ job: UnownedJob) { jobs.append(job) }
 
-    mutating func close(_ joiner: CheckedContinuation<Void, Never>) {
+    /// True when every thread has ended already.
+    mutating func close(_ joiner: CheckedContinuation<Void, Never>?) -> Bool {
         closed = true
-        joiners.append(joiner)
+        guard running > 0 else { return true }
+        if let joiner { joiners.append(joiner) }
+        return false
     }
 
     mutating func take() -> Taken {
