@@ -332,4 +332,25 @@ import ImgBakeTestSupport
         #expect(remote.notes.originals == 1 && remote.notes.variants > 0 && remote.notes.done == 1, "\(remote.notes)")
         #expect(try await origin.stats().requests_total == 1)
     }
+
+    /// A page that finds its image's cached files damaged has it resolved again with what it asks for:
+    /// the repair another page asked first, for fewer widths, does not stand for it.
+    @Test func aRepairCoversWhatThePageAsks() async throws {
+        let origin = try Origin()
+        let folder = TemporaryFolder()
+        let (manager, _, _) = try makeCountingManager(origin: origin, cache: folder.path)
+        let demand = ImageDemand(manager: manager, limit: 2, shard: nil)
+        let source = ImageSource.remote(try #require(RemoteURL.resolve(origin.url("img/hubble.jpg"))))
+        let narrow = VariantRequest(widths: [200], formats: [.webp, .original])
+        let (keys, _, waiting) = await demand.ask([(source, narrow)])
+        let key = try #require(keys[source])
+        for image in waiting { _ = await demand.resolution(of: image) }
+        _ = await demand.repair(ImageDemand.Wanted(key: key, source: source, request: narrow))
+        let wide = ImageDemand.Wanted(key: key, source: source, request: narrow.union(VariantRequest(widths: [60], formats: [.webp])))
+        guard case .resolved(let image, _)? = await demand.repair(wide) else {
+            Issue.record("not resolved")
+            return
+        }
+        #expect(Set(image.variants.map(\.spec.width)) == [60, 200], "\(image.variants.map(\.spec.width))")
+    }
 }

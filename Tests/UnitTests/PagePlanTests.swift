@@ -22,7 +22,7 @@ import Testing
         case missingUnavailable
     }
 
-    static let targets: [OutputTarget] = [.inPlace, .folder, .check(.inPlace), .check(.folder), .shard(.folder), .server]
+    static let targets: [OutputTarget] = [.inPlace, .folder, .check(.inPlace), .check(.folder), .shard(.inPlace), .shard(.folder)]
 
     // MARK: Inputs
 
@@ -79,7 +79,7 @@ import Testing
                                                 touched: touched),
                               source: .success(loaded))
         guard let model = model(path, bytes) else { return input }
-        input.model = model
+        input.gathered = .scanned(model)
         input.images = Self.images(model, images)
         input.missing = missing(images)
         return input
@@ -133,7 +133,7 @@ import Testing
     func aPageWithNothingToLocaliseIsLeftAsItIs(target: OutputTarget) throws {
         let bytes = Array("<!doctype html>\n<title>t</title>\n<p>no images</p>\n".utf8)
         var input = Self.input()
-        input.model = Self.model("p.html", bytes)
+        input.gathered = .scanned(try #require(Self.model("p.html", bytes)))
         input.images = PageImages()
         input.source = .success(LoadedPage(path: "p.html", bytes: bytes, hash: BlobID(of: bytes), siteStamp: Self.stamp, siteHash: BlobID(of: bytes)))
         let plan = PagePlan.make(input, try Self.settings(target))
@@ -153,7 +153,7 @@ import Testing
         var previous = PagePlan.make(Self.input(), try Self.settings(.folder)).state
         previous.stamp = FileStamp(size: 100, modified: 1)
         var input = Self.input(previous: previous, touched: true)
-        input.model = nil // nothing more is gathered for it
+        input.gathered = .source // nothing more is gathered for it
         let plan = PagePlan.make(input, try Self.settings(target))
         #expect(plan.outcome == .unchanged && plan.write == nil && plan.imageFiles.isEmpty)
         var expected = previous
@@ -176,7 +176,7 @@ import Testing
         // Touched, but with other bytes: a new source, built.
         let edited = Array("<p>edited</p>".utf8)
         input.source = .success(LoadedPage(path: "p.html", bytes: edited, hash: BlobID(of: edited), siteStamp: Self.stamp, siteHash: BlobID(of: edited)))
-        input.model = Self.model("p.html", edited)
+        input.gathered = .scanned(try #require(Self.model("p.html", edited)))
         #expect(PagePlan.make(input, try Self.settings(.inPlace)).outcome == .asItIs)
     }
 
@@ -194,7 +194,7 @@ import Testing
         #expect(plan.outcome == .rewritten && plan.keep == nil)
         #expect(plan.read == SiteFileRead(stamp: Self.stamp, hash: old, standing: [old]))
         // A rewrite whose images now fail: the source itself comes back over the rewrite.
-        input.images = Self.images(try #require(input.model), .resolved)
+        input.images = Self.images(try #require(Self.model("p.html", bytes)), .resolved)
         for source in input.images.resolutions.keys { input.images.resolutions[source] = .failed(ImageFailure(reason: "gone", kind: .fetch(.permanent))) }
         let back = PagePlan.make(input, try Self.settings(.inPlace))
         #expect(back.outcome == .asItIs && back.write?.bytes == bytes && back.write?.hash != back.read?.hash && back.state.copy == .none)
@@ -221,21 +221,27 @@ import Testing
         let built = PagePlan.make(Self.input(), try Self.settings(.folder))
         let copy = try #require(built.write)
         var input = Self.input()
-        input.model = nil
-        input.elsewhere = PageElsewhere(state: built.state, bytes: copy.bytes, hash: copy.hash)
+        input.gathered = .builtElsewhere(PageElsewhere(state: built.state, bytes: copy.bytes, hash: copy.hash))
         let plan = PagePlan.make(input, try Self.settings(target))
         #expect(plan.outcome == .reused && plan.write?.hash == copy.hash && plan.state.images == built.state.images)
         #expect(plan.state.copy == (target == .inPlace ? .rewritten(source: BlobID(of: Self.html(.resolved)), rewrites: [copy.hash])
                                                        : .written(kept: copy.hash, output: nil)))
+        // A copy that does not fit (other settings, a file it needs that cannot be written, a target that
+        // writes no page) is never written: the page is left for the next build rather than planned from it.
         var other = input
-        other.elsewhere?.state.fingerprint = "f2"
-        other.model = Self.model("p.html", Self.html(.resolved))
-        #expect(PagePlan.make(other, try Self.settings(target)).outcome == .rewritten, "other settings: built")
+        var state = built.state
+        state.fingerprint = "f2"
+        other.gathered = .builtElsewhere(PageElsewhere(state: state, bytes: copy.bytes, hash: copy.hash))
         var unavailable = input
         unavailable.missing = [built.state.images[0]: .unavailable("no record")]
-        unavailable.model = Self.model("p.html", Self.html(.resolved))
-        #expect(PagePlan.make(unavailable, try Self.settings(target)).outcome == .rewritten, "a file it needs cannot be written: built")
-        #expect(PagePlan.make(input, try Self.settings(.check(.folder))).outcome != .reused, "a check reads every page")
+        for (input, target) in [(other, target), (unavailable, target), (input, OutputTarget.check(.folder))] {
+            let plan = PagePlan.make(input, try Self.settings(target))
+            guard case .failed = plan.outcome else {
+                Issue.record("\(plan.outcome)")
+                continue
+            }
+            #expect(plan.write == nil && plan.state == plan.unsettled)
+        }
     }
 
     /// In place, a page reached through a symbolic link is read for what it uses, never written.
@@ -251,7 +257,7 @@ import Testing
         let bytes = Array((String(repeating: "<div>", count: 20_000) + "<img src=\"/_img/x-0123456789-320.webp\">").utf8)
         var input = Self.input()
         input.source = .success(LoadedPage(path: "p.html", bytes: bytes, hash: BlobID(of: bytes), siteStamp: Self.stamp, siteHash: BlobID(of: bytes)))
-        input.model = nil
+        input.gathered = .tooDeep
         let plan = PagePlan.make(input, try Self.settings(target))
         #expect(plan.outcome == .unparsed && plan.state.images == ["x-0123456789-320.webp"] && plan.state.imagesKnown)
         #expect(plan.write?.isSource == (target.mirrorsSite ? true : nil))
@@ -264,7 +270,7 @@ import Testing
         let previous = PagePlan.make(Self.input(), try Self.settings(.folder)).state
         var input = Self.input(previous: previous)
         input.source = .failure(PageFile.ReadError(path: "p.html", reason: "Permission denied"))
-        input.model = nil
+        input.gathered = .source
         let plan = PagePlan.make(input, try Self.settings(target))
         guard case .failed = plan.outcome else {
             Issue.record("\(plan.outcome)")
@@ -272,6 +278,24 @@ import Testing
         }
         #expect(plan.write == nil && plan.state.keys == previous.keys && !plan.state.complete && !plan.state.imagesKnown)
         #expect(plan.state == plan.unsettled)
+    }
+
+    /// What each target answers, as `OutputTarget`'s table says: a shard of a site built in place reads
+    /// the sources the cache kept (its pages name imgbake's files by now), a check looks at the site as
+    /// it is.
+    @Test func eachTargetAnswersForItsMode() {
+        let answers = Self.targets.map { target in
+            [target.writesSite, target.rewritesSources, target.keepsWrittenPages, target.mirrorsSite, target.readsKeptSources,
+             target.writesThroughLinks, target.listsRemaining, target.readsEveryPage, target.trimsCache]
+        }
+        #expect(answers == [
+            [true, true, false, false, true, false, false, false, true], // in place
+            [true, false, true, true, false, true, false, false, true], // --out
+            [false, false, false, false, false, true, true, false, false], // --check
+            [false, false, false, false, false, true, true, false, false], // --check --out
+            [false, false, false, false, true, true, false, true, true], // --shard, in place
+            [false, false, false, false, false, true, false, true, true], // --shard --out
+        ])
     }
 
     /// The same inputs give the same plan.

@@ -23,6 +23,11 @@ public struct VariantRequest: Hashable, Sendable {
         return VariantRequest(widths: kept, formats: formats)
     }
 
+    /// Whether what this asks for includes all `other` asks for.
+    public func covers(_ other: VariantRequest) -> Bool {
+        Set(other.widths).isSubset(of: widths) && Set(other.formats).isSubset(of: formats)
+    }
+
     /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,

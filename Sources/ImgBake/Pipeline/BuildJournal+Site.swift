@@ -17,6 +17,7 @@ extension BuildJournal {
         ledger.diagnostics += written.notes.map { Diagnostic(.note, $0) }
         for name in written.placed { place(plan.placedImage(name), .image) }
         let restorable = pages.filter { $0.images.allSatisfy { !written.damaged.contains($0) } }
+        await store.record(placed: Dictionary(restorable.map { ($0.path, PlacedFile.mirror) }, uniquingKeysWith: { $1 }))
         let stamps = try await restorePages(restorable)
         for path in stamps.keys { place(path, .mirror) }
         return stamps
@@ -80,10 +81,21 @@ extension BuildJournal {
         // Pages placed already, and unchanged pages whose output is a rewrite. (A site file under the
         // images folder's name is copied over an image file of the same name: the same bytes, as the
         // name holds their hash.)
-        let handled = Set(ledger.placed.filter { $0.value == .mirror }.keys).union(triage.unchanged.filter { $0.output != nil }.map(\.path))
+        var handled = Set(ledger.placed.filter { $0.value == .mirror }.keys).union(triage.unchanged.filter { $0.output != nil }.map(\.path))
+        // A page left for the next build keeps the output it has (its last rewrite), not a copy of its
+        // source with the remote references; one that has none yet gets the copy, so the output is whole.
+        let output = config.outputRoot + "/", left = self.left
+        handled.formUnion(await pool.run { left.filter { FileStamp.of(output + $0) != nil } })
         if config.output.originals == .referenced { ledger.leftOut = await unmentionedOriginals(inventory) }
         let leftOut = ledger.leftOut
         let paths = (inventory.pages + inventory.otherFiles).filter { !handled.contains($0) && !leftOut.contains($0) }
+        // Recorded as placed before they are copied (as the journal's every write is), those not
+        // recorded already.
+        var known = (try? await store.placedFiles()) ?? [:]
+        let ahead = paths.filter { known[$0] != .mirror }
+        await store.record(placed: Dictionary(ahead.map { ($0, PlacedFile.mirror) }, uniquingKeysWith: { $1 }))
+        for path in ahead { known[path] = .mirror }
+        knownPlaced = known
         let tree = OutputTree(site: config.site, output: config.outputRoot)
         let placements = try await pool.run { () throws(BuildError) in try paths.map { path throws(BuildError) in (path, try tree.mirror(path)) } }
         for (path, placement) in placements {
@@ -123,7 +135,9 @@ extension BuildJournal {
         let everyPageKnown = ledger.states.allSatisfy(\.imagesKnown) && Set(ledger.states.map(\.path)).isSuperset(of: present)
         let sitePaths = present.union(inventory.otherFiles)
         let known: [OutputPath: PlacedFile]
-        do { known = try await store.placedFiles() } catch {
+        do {
+            if let placed = knownPlaced { known = placed } else { known = try await store.placedFiles() }
+        } catch {
             ledger.diagnostics.append(Diagnostic(.warning, "cache: could not record the build's state: \(error)"))
             return
         }

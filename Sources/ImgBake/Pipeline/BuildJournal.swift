@@ -14,11 +14,12 @@
 /// 3. **Kept copies.** In place, the source of each page about to be written over; with `--out`, the
 ///    page as written. A copy the cache cannot keep is taken out of the page's state before any state
 ///    names it.
-/// 4. **Intents** (in place). The states of the pages about to be written over their sources, in one
+/// 4. **Intents.** In place, the states of the pages about to be written over their sources, in one
 ///    transaction: each names its kept source and both the rewrite standing in the site now and the one
 ///    about to. Stopped between the write and the next record, the site file is one of those, so the
 ///    next build reads the kept source rather than taking imgbake's rewrite for a new source; intents
-///    are marked incomplete and unstamped, so that page is built again.
+///    are marked incomplete and unstamped, so that page is built again. With `--out`, the pages about to
+///    be written into the output are recorded as placed, as image files are in step 1.
 /// 5. **Pages**, in path order: the first write a full or read-only disk refuses is the same one on the
 ///    next build. In place, a page whose file changed since it was read is left for the next build.
 ///    Each write is atomic (temporary name, rename).
@@ -50,6 +51,12 @@ struct BuildJournal: Sendable {
     /// origin is recorded this build (once each).
     var named: Set<String> = []
     var recordedOutputs: Set<String> = []
+    /// What the store says imgbake placed in the output, once the mirror has read it (the clean-up
+    /// reads it then, or itself).
+    var knownPlaced: [OutputPath: PlacedFile]?
+    /// Pages left for the next build (a file changed while the build ran, one damaged since planning):
+    /// with `--out`, the output they have stays as it is rather than being replaced by a copy.
+    var left: Set<String> = []
     /// Copies being kept for plans whose turn has not come yet, by page (`prepare`).
     var keeping: [String: Task<Bool, Never>] = [:]
     /// The image names and keys of the pages' states share their storage: a site's pages use a few
@@ -176,7 +183,8 @@ struct BuildJournal: Sendable {
         for index in pages.indices {
             guard let keep = pages[index].plan.keep else { continue }
             let store = self.store
-            let task = keeping.removeValue(forKey: pages[index].plan.path) ?? Task { store.keepPage(keep.bytes, as: keep.hash) != nil }
+            let task = keeping.removeValue(forKey: pages[index].plan.path)
+                ?? Task(executorPreference: pool) { store.keepPage(keep.bytes, as: keep.hash) != nil }
             guard pages[index].proceeds, !(await task.value) else { continue }
             switch pages[index].state.copy {
             case .rewritten: pages[index].state.copy = .none
@@ -186,8 +194,15 @@ struct BuildJournal: Sendable {
         }
     }
 
-    /// Step 4: in place, the states of the pages about to be written over their sources, in one record.
+    /// Step 4: in place, the states of the pages about to be written over their sources; with `--out`,
+    /// the pages about to be written into the output, as placed by imgbake. One record.
     private func recordIntents(_ pages: [Carried]) async {
+        if target.separateOutput {
+            var placed: [OutputPath: PlacedFile] = [:]
+            for page in pages where page.proceeds && page.plan.write != nil { placed[page.plan.path] = .mirror }
+            await store.record(placed: placed)
+            return
+        }
         guard target.rewritesSources else { return }
         let intents = pages.compactMap { page -> PageState? in
             guard page.proceeds, let write = page.plan.write, let read = page.plan.read, read.hash != write.hash,
@@ -228,6 +243,7 @@ struct BuildJournal: Sendable {
     /// A page done: its state, what it says, what it placed and counts, into the ledger.
     private mutating func settle(_ carried: Carried) {
         let page = carried.plan, files = carried.files
+        if !carried.proceeds { left.insert(page.path) }
         var state = carried.state
         state.images = state.images.map { strings.intern($0) }
         state.keys = state.keys.map { OriginalKey(strings.intern($0.string)) }

@@ -120,9 +120,10 @@ final class BuildServices: Sendable {
         await transformer.shutdown()
         // Uploads read what they send from the cache: they finish first.
         await remote?.shutdown()
-        await cache.shutdown()
+        // The page stage's and the journal's threads may still be keeping copies into the cache.
         await pages.shutdown()
         await journal.shutdown()
+        await cache.shutdown()
         releaseCacheLock()
     }
 }

@@ -8,7 +8,6 @@
 /// | `folder` | into `--out` | in `--out` | each rewritten page as written | copied |
 /// | `check` | not written | not written | none | left |
 /// | `shard` | not written | uploaded only | none | left |
-/// | `server` | served from memory | served from the cache | none | passed through |
 enum OutputTarget: Sendable, Equatable {
     /// `imgbake build SITE`: the site's pages are rewritten over themselves.
     case inPlace
@@ -19,9 +18,6 @@ enum OutputTarget: Sendable, Equatable {
     case check(Layout)
     /// `--shard K/N`: images resolved and uploaded to the remote cache; no page or image file written.
     case shard(Layout)
-    /// `imgbake serve`: pages rewritten as they are served, image files made on request; nothing is
-    /// written into the site.
-    case server
 
     /// Where the outputs a build that writes would leave are: over the site, or in another folder.
     enum Layout: Sendable, Equatable {
@@ -50,7 +46,7 @@ enum OutputTarget: Sendable, Equatable {
 
     var layout: Layout {
         switch self {
-        case .inPlace, .server: .inPlace
+        case .inPlace: .inPlace
         case .folder: .folder
         case .check(let layout), .shard(let layout): layout
         }
@@ -76,9 +72,10 @@ enum OutputTarget: Sendable, Equatable {
     /// Pages whose outputs are gone are written again from the cache, not built.
     var restoresLostOutputs: Bool { self == .folder }
 
-    /// A page is read from the source the cache kept when the site file is imgbake's rewrite of it
-    /// (`--check` looks at the site as it is).
-    var readsKeptSources: Bool { self == .inPlace }
+    /// A page is read from the source the cache kept when the site file is imgbake's rewrite of it: in
+    /// place, and a shard of a site built in place (whose pages name imgbake's files by now). `--check`
+    /// looks at the site as it is.
+    var readsKeptSources: Bool { self == .inPlace || self == .shard(.inPlace) }
 
     /// A page reached through a symbolic link is read, never written: writing it would replace the link.
     var writesThroughLinks: Bool { self != .inPlace }

@@ -1,6 +1,6 @@
 /// What becomes of one page, decided from what is known of it and nothing else: its source and model,
 /// its last state, how its images resolved, and where the build writes (`PagePlan.make`). No disk, no
-/// cache, no clock: the same inputs give the same plan, for a build, a check, or a dev server. The
+/// cache, no clock: the same inputs give the same plan, whoever asks for it. The
 /// journal carries a plan out (`BuildJournal`).
 struct PagePlan: Sendable {
     /// What the page comes to.
@@ -9,7 +9,8 @@ struct PagePlan: Sendable {
         case unchanged
         /// Its references localised: written (in place over its source, or into the output).
         case rewritten
-        /// Nothing to localise: left as it is (copied as it is with `--out`).
+        /// Nothing to localise: its source as it is (copied with `--out`; in place, written back over an
+        /// earlier rewrite when there is one).
         case asItIs
         /// Written as a build for another output made it, from the copy kept of it.
         case reused
@@ -17,14 +18,15 @@ struct PagePlan: Sendable {
         case notWritten(NotWritten)
         /// Too deep to parse: left as it is (copied with `--out`), every output name in it kept in use.
         case unparsed
-        /// Could not be read: left as it is, its last state kept but unsettled.
+        /// Could not be read (or what was gathered does not fit it): left as it is, its last state kept
+        /// but unsettled.
         case failed(String)
     }
 
     enum NotWritten: Sendable, Equatable {
         /// In place, a page reached through a symbolic link (writing it would replace the link).
         case link
-        /// The target writes no page (`--check`, `--shard`, the dev server).
+        /// The target writes no page (`--check`, `--shard`).
         case target
     }
 
@@ -114,15 +116,25 @@ struct PageInput: Sendable {
     var page: PageToBuild
     /// The source, or why it could not be read.
     var source: Result<LoadedPage, PageFile.ReadError>
-    /// The one scan of the page; nil when it was not read, not parsed (too deep), or not needed.
-    var model: PageModel?
+    /// What was gathered beyond the source.
+    var gathered = Gathered.source
     /// How its images resolved (with the bytes of files small enough to inline).
     var images = PageImages()
-    /// A copy a build for another output kept, of the same source, with the same settings and images
-    /// still as they were: the page may be written from it.
-    var elsewhere: PageElsewhere?
     /// The files the page names that are not in the images folder: what each can be written again from.
     var missing: [String: MissingFile] = [:]
+
+    /// What the gathering found the page to need, besides its source.
+    enum Gathered: Sendable {
+        /// Nothing more: the source is as its last build left it (only its stamp changed).
+        case source
+        /// A copy a build for another output kept, of the same source, with the same settings and images
+        /// still as they were: the page may be written from it.
+        case builtElsewhere(PageElsewhere)
+        /// Its one scan, with its images.
+        case scanned(PageModel)
+        /// Nested too deep to parse.
+        case tooDeep
+    }
 }
 
 /// A page as a build for another output left it, with the copy it kept.
@@ -214,9 +226,16 @@ extension PagePlan {
             case .success(let source): loaded = source
             }
             if let unchanged = unchanged(loaded) { return unchanged }
-            if let reused = reused(loaded) { return reused }
-            guard let model = input.model else { return unparsed(loaded) }
-            return built(loaded, model)
+            switch input.gathered {
+            case .scanned(let model): return built(loaded, model)
+            case .tooDeep: return unparsed(loaded)
+            case .builtElsewhere(let other):
+                if let reused = reused(loaded, other) { return reused }
+                return failed(Diagnostic(.warning, "the copy another build kept of this page does not fit it; left for the next build",
+                                         at: SourceLocation(file: page.path, line: 1, column: 1)))
+            case .source:
+                return failed(Diagnostic(.warning, "not scanned; left for the next build", at: SourceLocation(file: page.path, line: 1, column: 1)))
+            }
         }
 
         /// A plan of `outcome` with what every plan has.
@@ -254,8 +273,8 @@ extension PagePlan {
 
         /// Built for another output from the same source, with the same settings and originals: written
         /// from the copy that build kept, not scanned or rewritten (its image files come from the cache).
-        func reused(_ loaded: LoadedPage) -> PagePlan? {
-            guard let other = input.elsewhere, page.writable, target.writesSite,
+        func reused(_ loaded: LoadedPage, _ other: PageElsewhere) -> PagePlan? {
+            guard page.writable, target.writesSite,
                   PageElsewhere.matches(other.state, fingerprint: settings.fingerprint, sourceHash: loaded.hash) else { return nil }
             let start = SourceLocation(file: page.path, line: 1, column: 1)
             let missing = missingUses(other.state.images.map { OutputUse(name: $0, location: start) }, made: [])

@@ -34,7 +34,7 @@ extension BuildRun {
             admit()
             while let (index, plan) = await group.next() {
                 running -= 1
-                journal.prepare(plan)
+                if failure == nil { journal.prepare(plan) }
                 turns.add(index, plan)
                 // A short turn only when no page is being planned: the window is full of plans waiting (none
                 // can be admitted until some are carried out), or nothing more is coming. Forcing one whenever
@@ -136,14 +136,17 @@ struct PageGatherer: Sendable {
         }
         if let (copy, missing) = await elsewhere(page, loaded) {
             progress.update { $0.pagesUnchanged += 1 }
-            input.elsewhere = copy
+            input.gathered = .builtElsewhere(copy)
             input.missing = missing
             return input
         }
         progress.update { $0.pagesScanned += 1 }
         guard let model = PageFile.scan(page.path, loaded.bytes, settings: plan.scanSettings).map({ PageModel($0, settings: plan.pageSettings) })
-        else { return input }
-        input.model = model
+        else {
+            input.gathered = .tooDeep
+            return input
+        }
+        input.gathered = .scanned(model)
         let writes = plan.target.writesSite && page.writable
         input.images = await images(of: model, writes: writes)
         input.missing = await missing(model, writes: writes)
@@ -215,9 +218,16 @@ struct PageGatherer: Sendable {
             }
         }
         if writes {
+            // What the page asks of each image, by key (URLs that name one image ask together).
+            var asked: [OriginalKey: ImageDemand.Wanted] = [:]
+            for (source, request) in wanted {
+                guard let key = keys[source] else { continue }
+                asked[key] = asked[key].map { ImageDemand.Wanted(key: key, source: $0.source, request: $0.request.union(request)) }
+                    ?? ImageDemand.Wanted(key: key, source: source, request: request)
+            }
             for (key, resolution) in resolved {
-                guard case .resolved(let image, _) = resolution, !(await filesAreWhole(image)) else { continue }
-                resolved[key] = await demand.repair(key) ?? resolution
+                guard case .resolved(let image, _) = resolution, let page = asked[key], !(await filesAreWhole(image)) else { continue }
+                resolved[key] = await demand.repair(page) ?? resolution
             }
         }
         var images = PageImages()

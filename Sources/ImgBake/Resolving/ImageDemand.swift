@@ -40,7 +40,8 @@ actor ImageDemand {
         var waiters: [Waiter] = []
         var running = false
         var queued = false
-        var reload: Task<Resolution, Never>?
+        /// The repair made of it, and what it covered.
+        var repair: (Task<Resolution, Never>, VariantRequest)?
     }
 
     init(manager: ImageManager, limit: Int, shard: Shard?, observe: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) {
@@ -133,17 +134,25 @@ actor ImageDemand {
         }
     }
 
-    /// Resolves `key` again after its cached files turned out to be damaged (the cache forgot them): once
-    /// per build, however many pages found it so.
-    func repair(_ key: OriginalKey) async -> Resolution? {
-        guard var entry = entries[key], let covered = entry.covered else { return nil }
-        if let task = entry.reload { return await task.value }
+    /// Resolves an image again after its cached files turned out to be damaged (the cache forgot them),
+    /// with everything asked of it so far and what `wanted` asks: once per build however many pages
+    /// found it so, unless a page asks for more than that repair made.
+    func repair(_ wanted: Wanted) async -> Resolution? {
+        let key = wanted.key
+        guard var entry = entries[key] else { return nil }
+        let request = entry.covered.map { $0.union(wanted.request) } ?? wanted.request
+        if let (task, covering) = entry.repair, covering.covers(request) {
+            return await task.value
+        }
         let manager = self.manager, source = entry.source
-        let task = Task { await manager.reload(source, request: covered) }
-        entry.reload = task
+        let task = Task { await manager.reload(source, request: request) }
+        entry.repair = (task, request)
         entries[key] = entry
         let result = await task.value
-        entries[key]?.result = result
+        if entries[key]?.running == false {
+            entries[key]?.result = result
+            entries[key]?.covered = request
+        }
         set.results[key] = result
         return result
     }
@@ -153,8 +162,7 @@ actor ImageDemand {
 
     private static func serves(_ result: Resolution, covering covered: VariantRequest?, _ request: VariantRequest) -> Bool {
         if case .failed = result { return true }
-        guard let covered else { return false }
-        return Set(request.widths).isSubset(of: covered.widths) && Set(request.formats).isSubset(of: covered.formats)
+        return covered?.covers(request) ?? false
     }
 
     private func startWhatFits() {

@@ -3,8 +3,9 @@ import Foundation
 /// What writing image files did.
 struct ImageFilesWritten: Sendable {
     var written = 0
-    /// Files whose blob turned out missing or damaged (the cache checked it before the page was
-    /// planned: only a blob damaged since): not written.
+    /// Files whose blob turned out missing or damaged: not written. (A page's blobs are checked before
+    /// it is planned, so for a page this is a blob damaged since; for a lost output being written again,
+    /// one the cache lost.)
     var damaged: Set<String> = []
     var notes: [String] = []
     /// Files written now (imgbake placed them: they may be removed when nothing uses them).
@@ -23,8 +24,7 @@ struct ImageFilesWritten: Sendable {
 
 /// Writes the image files pages refer to into the images folder, from verified cache blobs, each once
 /// per build however many pages use it. A file already there under its content-hashed name and size is
-/// left alone (same name, same bytes). Pages ask for their files as they are rewritten, and a page is
-/// written only once its files are there.
+/// left alone (same name, same bytes). The journal asks for a page's files before it writes the page.
 actor ImageFiles {
     private let cache: any BlobFiles
     private let directory: String
