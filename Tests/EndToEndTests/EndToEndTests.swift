@@ -62,6 +62,47 @@ func normalizingHashes(_ text: String) -> String {
         #expect(try await origin.stats().requests_total == 0)
     }
 
+    /// `images.fallback`: an `<img>` in a `<picture>` gets one JPEG (at the widest width up to
+    /// `fallback_width`) and no srcset; a link to the image still gets the widest JPEG, and a CSS
+    /// `image-set()` the widest of each format. `"every-width"` and `markup = "img"` keep a JPEG per width.
+    @Test(arguments: ["one", "every-width", "img"])
+    func aPictureHasOneFallbackFileUnlessEveryWidthIsAskedFor(setting: String) async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        let url = origin.url("img/hubble-wide.jpg")
+        site.page("index.html", """
+        <img src="\(url)" alt="wide">
+        <a href="\(url)">full size</a>
+        <div style="background-image: image-set(url(\(url)) 1x)"></div>
+        """)
+        var config = site.configuration(origin: origin)
+        config.images.widths = [480, 960, 1320, 1920]
+        config.images.quality.webp = 80
+        config.images.quality.jpeg = 80
+        if setting == "every-width" { config.images.fallback = .everyWidth }
+        if setting == "img" { config.output.markup = .img }
+        _ = try await site.build(config)
+        let page = try #require(site.output("index.html"))
+        let jpegs = site.folder.files(under: "out/_img").filter { $0.hasSuffix(".jpg") }
+            .compactMap { Int($0.firstMatch(of: /-(\d+)\.jpg$/)!.output.1) }.sorted()
+        let image = try #require(page.firstMatch(of: /<img\b[^>]*>/).map { String(page[$0.range]) })
+        switch setting {
+        case "one":
+            // 960 for the <img>; 1920 for the link and the image-set() (the source, 2,000 px, stands for it).
+            #expect(jpegs.contains(960) && jpegs.count == 2, "\(jpegs)")
+            #expect(image.contains("-960.jpg\"") && !image.contains("srcset") && !image.contains("sizes"), "\(image)")
+            // The box is the image's at its widest: the same as a srcset of every width gave.
+            #expect(image.contains("width=\"1920\"") || image.contains("width=\"2000\""), "\(image)")
+            #expect(page.contains("<source type=\"image/webp\" srcset=\"") && page.contains(".webp 1920w"))
+        case "every-width":
+            #expect(jpegs.starts(with: [480, 960, 1320]), "\(jpegs)")
+            #expect(image.contains("srcset=\"") && image.contains(".jpg 480w"), "\(image)")
+        default:
+            // One <img srcset> of WebP files, no <picture>: the fallback is every width there is.
+            #expect(!page.contains("<picture>") && image.contains(".webp 480w"), "\(image)")
+        }
+    }
+
     @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {
         let origin = try Origin()
         let site = TestSite()
@@ -101,12 +142,12 @@ func normalizingHashes(_ text: String) -> String {
             widths["\(match.output.1).\(match.output.3)", default: []].append(image.width)
         }
         #expect(widths.mapValues { $0.sorted() } == [
-            // Capped at 1920; but the 2,000 px source itself is smaller than a 1,920 px JPEG re-encode and
-            // stands for it, and the 1,920 px WebP, larger than that, is dropped.
-            "hubble-wide.jpg": [480, 960, 1320, 2000], "hubble-wide.webp": [480, 960, 1320],
-            // 1000 keeps its width; the source (1,000 px) is smaller than a 960 px JPEG re-encode too.
-            "hubble.jpg": [480, 1000], "hubble.webp": [480, 960, 1000],
-            "astronaut.jpg": [480, 512], "astronaut.webp": [480, 512],
+            // One fallback file each (`images.fallback = "one"`), at the widest width up to 960 (capped at
+            // the source's); WebP at every width, capped at 1920.
+            "hubble-wide.jpg": [960], "hubble-wide.webp": [480, 960, 1320, 1920],
+            // The source (1,000 px) is smaller than a 960 px JPEG re-encode and stands for the fallback.
+            "hubble.jpg": [1000], "hubble.webp": [480, 960, 1000],
+            "astronaut.jpg": [512], "astronaut.webp": [480, 512],
             "coffee.png": [300], "coffee.webp": [300],                                  // never upscaled
             "astronaut-round.png": [256], "astronaut-round.webp": [256],
             "deep-field.gif": [160], "deep-field.webp": [160],
@@ -132,11 +173,11 @@ func normalizingHashes(_ text: String) -> String {
         _ = try await site.build(origin: origin)
         // The first, large and not a logo, is the likely LCP image; what follows it is below it (lazy).
         // The one the author shows 200 px wide gets sizes for that, its height from the image's
-        // proportions, and widths up to about three times 200.
+        // proportions, and widths up to about three times 200. Each <img> has its one fallback file, no srcset.
         let expected = """
-        <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' srcset="/_img/hubble-HASH-480.jpg 480w, /_img/hubble-HASH-1000.jpg 1000w" sizes="(max-width: 960px) 100vw, 960px" width="1000" height="872" fetchpriority="high" decoding="async"></picture>
-        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="(max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" srcset="/_img/astronaut-HASH-480.jpg 480w" sizes="(max-width: 200px) 100vw, 200px" height="200" loading="lazy" decoding="async"/></picture>
-        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.png" sizes="50vw" srcset="/_img/coffee-HASH-300.png 300w" width="300" height="200" loading="lazy" decoding="async"></picture>
+        <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' width="1000" height="872" fetchpriority="high" decoding="async"></picture>
+        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="(max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" height="200" loading="lazy" decoding="async"/></picture>
+        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.png" sizes="50vw" width="300" height="200" loading="lazy" decoding="async"></picture>
         """
         #expect(normalizingHashes(try #require(site.output("a.html"))) == expected)
     }

@@ -77,6 +77,9 @@ import ImgBakeTestSupport
             .map { "<img src=\"\(origin.url("img/" + $0))\">" }.joined())
         var config = site.configuration(origin: origin)
         config.images.formats = [.avif, .webp, .original]
+        // A fallback at every width, each modern variant judged against it (with one fallback file, the
+        // modern variants are offered at every width).
+        config.images.fallback = .everyWidth
         _ = try await site.build(config)
         var sizes: [String: [String: Int]] = [:] // "stem-width" → format → bytes
         var fallbacks: [String: [(width: Int, bytes: Int)]] = [:] // stem → its fallback files

@@ -241,7 +241,7 @@ import ImgBakeTestSupport
         #expect(!files.contains { $0.hasPrefix("astronaut-") })
         #expect(files.contains("mine.png") && files.contains { $0.hasPrefix("coffee-") })
         #expect(site.folder.exists("out/notes.txt"))
-        #expect(result.diagnostics.contains { $0.message == "removed 4 output file(s) no page uses any more" })
+        #expect(result.diagnostics.contains { $0.message == "removed 3 output file(s) no page uses any more" })
     }
 
     @Test func aFileRemovedFromTheSiteIsRemovedFromTheOutput() async throws {

@@ -77,6 +77,13 @@ import Vips
         return try #require(tags.first { $0.contains("alt=\"\(alt)\"") }, "no <img alt=\"\(alt)\">")
     }
 
+    /// The `<picture>` around that `<img>`: its `<source>`s carry the `srcset` and `sizes` (the `<img>`
+    /// has the one fallback file).
+    func picture(_ html: String, alt: String) throws -> String {
+        let pictures = html.matches(of: /<picture>.*?<\/picture>/.dotMatchesNewlines()).map { String(html[$0.range]) }
+        return try #require(pictures.first { $0.contains("alt=\"\(alt)\"") }, "no <picture> around <img alt=\"\(alt)\">")
+    }
+
     @Test(arguments: themes.map(\.name))
     func theContentsFirstLargeImageLoadsFirstNeverTheLogo(theme: String) async throws {
         let page = try #require(Self.themes.first { $0.name == theme }?.page)
@@ -98,15 +105,15 @@ import Vips
             #expect(hero.contains("fetchpriority=\"high\"") && !badge.contains("fetchpriority"))
         case "mkdocs-material":
             // Shown 300 px wide: sizes for that, the height from the image, nothing wider than ~3×.
-            let image = try tag(html, alt: "Deep field")
-            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"(max-width: 300px) 100vw, 300px\"") && image.contains("height=\"131\""))
-            #expect(!image.contains("1920w") && !image.contains("2000w"))
+            let image = try tag(html, alt: "Deep field"), picture = try self.picture(html, alt: "Deep field")
+            #expect(image.contains("fetchpriority=\"high\"") && picture.contains("sizes=\"(max-width: 300px) 100vw, 300px\"") && image.contains("height=\"131\""))
+            #expect(!picture.contains("1920w") && !picture.contains("2000w"))
             let sponsor = try tag(html, alt: "sponsor"), logo = try tag(html, alt: "logo")
             #expect(!sponsor.contains("fetchpriority") && !logo.contains("fetchpriority"))
         default:
             // Alabaster: role="main", a width in the style attribute; the logo in the sidebar (role navigation) is not it.
-            let image = try tag(html, alt: "Deep field")
-            #expect(image.contains("fetchpriority=\"high\"") && image.contains("sizes=\"(max-width: 600px) 100vw, 600px\""))
+            let image = try tag(html, alt: "Deep field"), picture = try self.picture(html, alt: "Deep field")
+            #expect(image.contains("fetchpriority=\"high\"") && picture.contains("sizes=\"(max-width: 600px) 100vw, 600px\""))
             let logo = try tag(html, alt: "Logo")
             #expect(!logo.contains("fetchpriority"))
         }

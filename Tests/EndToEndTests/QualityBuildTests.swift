@@ -105,6 +105,8 @@ import Vips
         one.page("index.html", "<img src=\"/img/hubble.jpg\" alt=\"The deep field\">")
         var config = one.configuration(origin: nil)
         config.images.quality = ImageSettings.Quality()
+        // A JPEG at every width to compare with (with one fallback file, the WebP is offered everywhere).
+        config.images.fallback = .everyWidth
         let report = one.folder.path + "/report.json"
         config.reportPath = report
         _ = try await one.build(config)

@@ -45,6 +45,15 @@ public struct Configuration: Sendable {
     /// The output root: `outputDirectory`, or the site itself when rewriting in place.
     public var outputRoot: String { outputDirectory ?? site }
 
+    /// The image settings the build makes variants by: with `output.markup` other than `"picture"` no
+    /// `<img>` sits in a `<picture>` of imgbake's, so the source's format is made at every width
+    /// (`images.fallback` applies to `<picture>` only).
+    public var madeImages: ImageSettings {
+        var images = images
+        if output.markup != .picture { images.fallback = .everyWidth }
+        return images
+    }
+
     public static var defaultJobs: Int { max(1, SystemInfo.processorCount) }
 }
 
@@ -163,6 +172,12 @@ public struct ImageSettings: Sendable {
     public var widths = [480, 960, 1320, 1920]
     /// Best first; the last `original` is the `<img>` fallback.
     public var formats: [OutputFormat] = [.webp, .original]
+    /// How many files in the source's own format an `<img>` in a `<picture>` gets: one, at
+    /// `fallbackWidth` (every browser that takes a WebP or AVIF `<source>` never downloads it), or one per
+    /// width.
+    public var fallback = FallbackMode.one
+    /// The width of that one file: the widest of `widths` up to it (the narrowest when all are wider).
+    public var fallbackWidth = 960
     public var quality = Quality()
     /// EXIF fields to keep in outputs (`copyright`, `artist`); GPS, serial numbers and MakerNotes never.
     public var keepMetadata: [String] = []
@@ -218,6 +233,14 @@ public enum SVGPolicy: String, Sendable, CaseIterable {
     case copy
     /// Never copy an SVG.
     case refuse
+}
+
+/// The `<img>` fallback of a `<picture>` that has a modern `<source>`.
+public enum FallbackMode: String, Sendable, CaseIterable {
+    /// One file in the source's format, at `images.fallback_width`, without `srcset`.
+    case one
+    /// One file per width, in a `srcset`.
+    case everyWidth = "every-width"
 }
 
 public enum Placeholder: String, Sendable, CaseIterable {

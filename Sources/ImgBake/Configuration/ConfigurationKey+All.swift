@@ -88,6 +88,10 @@ extension ConfigurationKey {
                 guard !formats.isEmpty else { throw reader.fail(name, node, "needs at least one format") }
                 config.images.formats = formats
             },
+            choice("images.fallback", \.images.fallback,
+                   "The `<img>` of a `<picture>` with a WebP or AVIF source: one file in the original format (at `fallback_width`), or one per width."),
+            integer("images.fallback_width", 1...16384, \.images.fallbackWidth,
+                    "The width of that one file: the widest of `widths` up to it. Only browsers without WebP download it."),
             Self("images.quality", "\"auto\", or a table of the keys below",
                  default: "{ " + lossy.map { "\($0.rawValue) = \(quality($0).choice)" }.joined(separator: ", ") + " }",
                  "Encoder quality per format; `\"auto\"` makes every lossy format choose its quality per image.") {

@@ -6,13 +6,33 @@ public struct VariantRequest: Hashable, Sendable {
     public private(set) var widths: [Int]
     /// Best first, unique.
     public private(set) var formats: [OutputFormat]
+    /// The widths asked for in the source's own format (the `<img>` fallback), when not every width: an
+    /// `<img>` in a `<picture>` with a modern source needs one file in the original format, for the
+    /// browsers that take no `<source>`. Nil: every width. Sorted, unique, among `widths`.
+    public private(set) var fallbackWidths: [Int]?
 
-    public init(widths: [Int], formats: [OutputFormat]) {
+    public init(widths: [Int], formats: [OutputFormat], fallbackWidths: [Int]? = nil) {
         self.widths = Array(Set(widths.filter { $0 > 0 })).sorted()
         var unique: [OutputFormat] = []
         for format in formats where !unique.contains(format) { unique.append(format) }
         self.formats = unique
+        let fallback = fallbackWidths.map { Array(Set($0).intersection(self.widths)).sorted() }
+        self.fallbackWidths = fallback == self.widths || fallback?.isEmpty == true ? nil : fallback
     }
+
+    /// The widths asked for in the source's own format.
+    public var fallback: [Int] { fallbackWidths ?? widths }
+
+    /// The same, with the fallback at one width only: the widest of `widths` up to `width`, or the
+    /// narrowest when all are wider.
+    public func withOneFallback(at width: Int) -> VariantRequest {
+        let chosen = widths.last { $0 <= width } ?? widths.first
+        return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] })
+    }
+
+    /// What one reference that is replaced by a single file needs: the widest width, in the source's
+    /// own format.
+    public var widestFallback: VariantRequest { VariantRequest(widths: widths.last.map { [$0] } ?? [], formats: [.original]) }
 
     /// For an image shown `width` CSS pixels wide: the widths up to three times that (screens of up to
     /// three device pixels a CSS pixel), and the next one when it is within four times (about 3×, from
@@ -20,18 +40,19 @@ public struct VariantRequest: Hashable, Sendable {
     public func forDisplay(at width: Int) -> VariantRequest {
         var kept = widths.filter { $0 <= 3 * width }
         if let next = widths.first(where: { $0 > 3 * width }), next <= 4 * width || kept.isEmpty { kept.append(next) }
-        return VariantRequest(widths: kept, formats: formats)
+        return VariantRequest(widths: kept, formats: formats, fallbackWidths: fallbackWidths)
     }
 
     /// Whether what this asks for includes all `other` asks for.
     public func covers(_ other: VariantRequest) -> Bool {
-        Set(other.widths).isSubset(of: widths) && Set(other.formats).isSubset(of: formats)
+        Set(other.widths).isSubset(of: widths) && Set(other.formats).isSubset(of: formats) && Set(other.fallback).isSubset(of: fallback)
     }
 
     /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,
-                       formats: OutputFormat.allCases.filter { formats.contains($0) || other.formats.contains($0) })
+                       formats: OutputFormat.allCases.filter { formats.contains($0) || other.formats.contains($0) },
+                       fallbackWidths: fallback + other.fallback)
     }
 
     /// `data-imgbake-widths="400, 800"` and `data-imgbake-formats="avif webp original"` over `base`;

@@ -67,7 +67,10 @@ struct BuildPlan: Sendable {
 
     /// What a page's model needs of the settings.
     var pageSettings: PageModel.Settings {
-        PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(configuration.images))
+        let images = configuration.madeImages, output = configuration.output
+        return PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(images),
+                                  markup: output.markup, markdown: output.markdown,
+                                  fallbackWidth: images.fallback == .one ? images.fallbackWidth : nil)
     }
 
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.

@@ -77,7 +77,7 @@ final class BuildServices: Sendable {
                                 believed: !config.fetch.retryFailed && config.fetch.policy != .refresh, memory: hosts)
         remote = Self.remote(plan, local: cache)
         manager = ImageManager(cache: cache, downloader: downloader, transformer: transformer,
-                               images: config.images, fetch: config.fetch, remote: remote,
+                               images: config.madeImages, fetch: config.fetch, remote: remote,
                                site: config.images.local ? config.site : nil, clock: clock)
         pages = WorkerPool(threads: config.jobs, name: "pages")
         journal = WorkerPool(threads: config.jobs, name: "journal")

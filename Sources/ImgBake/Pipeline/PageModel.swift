@@ -30,6 +30,11 @@ struct PageModel: Sendable {
         var publicPaths: [String]
         /// What a reference asks for unless its element says otherwise.
         var defaultRequest: VariantRequest
+        /// How images are given markup (`output.markup`, `output.markdown`).
+        var markup = MarkupMode.picture
+        var markdown = MarkdownMode.localize
+        /// The width of the one fallback file of a `<picture>` (`images.fallback_width`); nil: one per width.
+        var fallbackWidth: Int?
     }
 
     /// Which references to localise: all of them, but none on a page whose remote `<base href>` would
@@ -49,15 +54,46 @@ struct PageModel: Sendable {
         }
         let defaultRequest = settings.defaultRequest
         var problems: [Diagnostic] = []
+        let file = scan.file
         requests = scan.references.map { reference -> VariantRequest in
             switch reference.request(over: defaultRequest) {
-            case .success(let request): return request
+            case .success(let request): return Self.used(by: reference, of: request, in: file, settings)
             case .failure(let problem):
                 problems.append(Diagnostic(.warning, problem.description, at: reference.location))
-                return defaultRequest
+                return Self.used(by: reference, of: defaultRequest, in: file, settings)
             }
         }
         diagnostics += problems
+    }
+
+    /// What the rewrite of `reference` uses of what it asks for, and so all that is made for it: an image
+    /// given markup every width (in a `<picture>`, the fallback at one); `image-set()` the widest of each
+    /// format; a social card its one width; any other reference, replaced by one file, the widest in the
+    /// source's own format.
+    static func used(by reference: ImageReference, of request: VariantRequest, in file: SourceFile, _ settings: Settings) -> VariantRequest {
+        switch reference.target {
+        case .social: return request
+        case .formatSet: return VariantRequest(widths: Array(request.widths.suffix(1)), formats: request.formats)
+        case .fallback:
+            guard getsMarkup(reference, in: file, settings) else { return request.widestFallback }
+            guard settings.markup == .picture, let width = settings.fallbackWidth else { return request }
+            return request.withOneFallback(at: width)
+        }
+    }
+
+    /// Whether the rewrite gives the reference's image markup (`PageRewriter`): an `<img src>` not in a
+    /// `<picture>` and without a `srcset` of its author's, in HTML (or Markdown written as HTML); a
+    /// Markdown image (and the definition a reference-style one uses) with `output.markdown = "html"`.
+    static func getsMarkup(_ reference: ImageReference, in file: SourceFile, _ settings: Settings) -> Bool {
+        guard settings.markup != .localize else { return false }
+        let markdownAsHTML = file.kind == .markdown && settings.markdown == .html
+        switch reference.kind {
+        case .imgSrc:
+            guard let element = reference.element, case .attribute = reference.syntax else { return false }
+            return (file.kind == .html || markdownAsHTML) && !element.inPicture && !element.hasSrcset
+        case .markdownImage, .markdownDefinition: return markdownAsHTML
+        default: return false
+        }
     }
 
     /// Each image the page localises once, with the union of what its references ask for.

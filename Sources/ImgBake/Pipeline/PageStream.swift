@@ -59,7 +59,7 @@ extension BuildRun {
             ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
         return PlanSettings(target: plan.target, fingerprint: plan.fingerprint, publicPaths: plan.scanSettings.ownPrefixes,
                             ownPublicPath: plan.ownPublicPath, reports: plan.reports, output: config.output,
-                            rewriter: PageRewriter(output: config.output, images: config.images, renderer: plan.renderer),
+                            rewriter: PageRewriter(output: config.output, images: config.madeImages, renderer: plan.renderer),
                             siteImageNames: siteImages)
     }
 }

@@ -38,7 +38,7 @@ public struct SiteScan: Sendable {
         // Reads and parses run on threads of their own, `jobs` at once.
         let pool = WorkerPool(threads: jobs, name: "pages")
         let inventory = await SiteInventory.walk(site, on: pool)
-        let variants = VariantPlan(settings: config.images)
+        let variants = VariantPlan(settings: config.madeImages)
         var diagnostics = inventory.diagnostics
         for batch in inventory.pages.batches(of: BuildRun.window) {
             for result in await models(of: batch, plan, on: pool) {

@@ -160,7 +160,8 @@ extension ImageManager {
     /// source itself a little wider; for AVIF the WebP too) is no larger and at least as good. Every
     /// lossy file is searched to the same SSIM target, so all that reach it are equally good and the
     /// smaller wins; one that stopped at its ceiling below the target is only as good as its score;
-    /// lossless files, the source's own bytes and fixed qualities count as reaching it.
+    /// lossless files, the source's own bytes and fixed qualities count as reaching it. A variant made
+    /// `alone` (one fallback file per image) is not judged against the fallback.
     static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
                                       fallback: ImageFormat) -> [(EncodedVariant, dropped: Bool)] {
         /// Later formats first: each is judged against the kept ones after it.
@@ -174,7 +175,9 @@ extension ImageManager {
         for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) {
             let variant = encoded[index], r = rank(variant.spec.format)
             let own = level(variant.made, target: variant.spec.auto.flatMap { SSIMScore(tenThousandths: $0.ssim) })
-            if r > 0, kept[variant.spec.width, default: []].contains(where: { $0.rank < r && $0.bytes <= variant.bytes.count && $0.level >= own }) {
+            // A variant made alone is judged against the other modern formats only (AVIF against WebP).
+            let lowest = variant.spec.alone ? 1 : 0
+            if r > 0, kept[variant.spec.width, default: []].contains(where: { (lowest..<r).contains($0.rank) && $0.bytes <= variant.bytes.count && $0.level >= own }) {
                 dropped.insert(index)
             } else {
                 kept[variant.spec.width, default: []].append((r, variant.bytes.count, own))

@@ -79,8 +79,11 @@ public struct ResolvedImage: Sendable {
     /// one (and then for several).
     public func variants(for request: VariantRequest, plan: VariantPlan) -> [StoredVariant] {
         let formats = Set(plan.outputFormats(for: source, request: request))
-        let widths = Set(plan.widths(for: source, request: request))
-        return variants.filter { formats.contains($0.format) && (source.format == .svg || widths.contains($0.spec.width)) }
+        let widths = Set(plan.widths(for: source, request: request)), fallback = Set(plan.fallbackWidths(for: source, request: request))
+        return variants.filter { variant in
+            formats.contains(variant.format)
+                && (source.format == .svg || (variant.format == source.format ? fallback : widths).contains(variant.spec.width))
+        }
     }
 }
 

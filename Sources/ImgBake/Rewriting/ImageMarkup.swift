@@ -74,9 +74,15 @@ struct ImageMarkup {
         }
         let src = candidates.max { $0.width < $1.width } ?? fallback
         let names = tag.attributes
-        var added: [String: Any] = ["srcset": naming.srcset(candidates, of: image)]
-        if !names.contains("sizes") { added["sizes"] = sizes }
-        added.merge(dimensions(tag, src: src)) { $1 }
+        var added: [String: Any] = [:]
+        // One fallback file (`images.fallback = "one"`) needs no srcset: the browsers that take it take no
+        // `<source>` either.
+        if candidates.count > 1 || sources.isEmpty {
+            added["srcset"] = naming.srcset(candidates, of: image)
+            if !names.contains("sizes") { added["sizes"] = sizes }
+        }
+        // The box the image's widest file gives (whatever format): the same box a srcset of every width gave.
+        added.merge(dimensions(tag, src: variants.max { $0.width < $1.width } ?? src)) { $1 }
         if !names.contains("loading") && priority == .lazy { added["loading"] = "lazy" }
         if !names.contains("fetchpriority") && priority == .high { added["fetchpriority"] = "high" }
         if !names.contains("decoding") { added["decoding"] = "async" }

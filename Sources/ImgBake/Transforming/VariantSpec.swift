@@ -21,11 +21,17 @@ public struct VariantSpec: Hashable, Sendable {
     /// own width. Every narrower width of an image shares the anchor's one decode, and a variant's
     /// pixels still depend on its source and its spec only, never on what else a job asks for.
     public var from: Int? = nil
+    /// A modern-format variant made where the source's own format is not made at every width
+    /// (`images.fallback = "one"`): it is never dropped for a fallback file of its width, which most
+    /// pages do not have, so whether it exists depends on its own spec only, never on what else was
+    /// asked for its image. Part of the key: the variant made where every width has a fallback, and
+    /// may be dropped for it, is another.
+    public var alone = false
 
     public var canonical: String {
         let q = auto?.canonical ?? "\(quality)"
         let anchor = from.map { ";from=\($0)" } ?? ""
-        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)"
+        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)\(alone ? ";alone" : "")"
     }
 
     /// The spec string a variant record keeps: the canonical string, then what the bytes are, so that
@@ -184,16 +190,23 @@ public struct VariantPlan: Sendable {
 
     public var defaultRequest: VariantRequest { VariantRequest(settings) }
 
+    /// What an image given markup (`<picture>` or `<img srcset>`) asks for, from what its reference asks:
+    /// in a `<picture>`, the fallback at one width unless every width is configured.
+    public func markupRequest(_ request: VariantRequest, markup: MarkupMode) -> VariantRequest {
+        guard markup == .picture, settings.fallback == .one else { return request }
+        return request.withOneFallback(at: settings.fallbackWidth)
+    }
+
     public func specs(for source: SourceInfo, request: VariantRequest? = nil) -> [VariantSpec] {
         guard source.format != .svg else { return [] }
         let request = request ?? defaultRequest
         let anchor = anchorWidth(for: source)
         return outputFormats(for: source, request: request).flatMap { format in
-            widths(for: source, request: request).map { width in
+            (format == source.format ? fallbackWidths(for: source, request: request) : widths(for: source, request: request)).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
                             keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format),
-                            from: width < anchor ? anchor : nil)
+                            from: width < anchor ? anchor : nil, alone: format != source.format && settings.fallback == .one)
             }
         }
     }
@@ -210,6 +223,16 @@ public struct VariantPlan: Sendable {
     /// Requested widths capped at the source width.
     public func widths(for source: SourceInfo, request: VariantRequest) -> [Int] {
         Array(Set(request.widths.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
+    }
+
+    /// The widths made in the source's own format: those the request asks the fallback at, capped at the
+    /// source width; every width when no other format is made (a WebP source asked for WebP, or only
+    /// the original asked for): then the fallback is all there is.
+    public func fallbackWidths(for source: SourceInfo, request: VariantRequest) -> [Int] {
+        guard request.fallbackWidths != nil, outputFormats(for: source, request: request).count > 1 else {
+            return widths(for: source, request: request)
+        }
+        return Array(Set(request.fallback.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
     }
 
     /// Requested formats resolved for this source, duplicates removed, the source's own format last
