@@ -48,6 +48,8 @@ struct ImageMarkup {
         let sizes = tag.sizes ?? tag.displayWidth.map { "(max-width: \($0)px) 100vw, \($0)px" } ?? output.sizes
         let candidates: [StoredVariant]
         let sources: [[String: Any]]
+        /// The files the `<source>`s offer.
+        var sourceFiles: [StoredVariant] = []
         switch output.markup {
         case .img:
             // One srcset in the best widely supported format: WebP where it was made (and not dropped
@@ -64,12 +66,26 @@ struct ImageMarkup {
             // <img>'s candidates, so a width whose modern variant was dropped (larger than the
             // fallback) is filled with the fallback file (browsers go by content, not the type).
             let widths = Set(variants.map(\.spec.width)).sorted()
+            let fallbacks = variants.inFormat(image.fallbackFormat)
+            sourceFiles = []
             sources = variants.formats.filter { $0 != image.fallbackFormat }.map { format in
-                let filled = widths.compactMap { width in
-                    variants.first { $0.format == format && $0.spec.width == width }
-                        ?? variants.first { $0.format == image.fallbackFormat && $0.spec.width == width }
+                let filled = widths.compactMap { width -> StoredVariant? in
+                    guard let modern = variants.first(where: { $0.format == format && $0.spec.width == width }) else {
+                        return fallbacks.first { $0.spec.width == width }
+                    }
+                    // A variant made alone (one fallback file) was judged against no fallback: where the
+                    // fallback file there is, as wide or wider, is no larger (the source itself, a
+                    // JPEG compressed harder than the search's target), that file is offered instead.
+                    guard modern.spec.alone else { return modern }
+                    return fallbacks.filter { $0.width >= modern.width && $0.bytes <= modern.bytes }.min { $0.bytes < $1.bytes } ?? modern
                 }
-                return ["type": format.mimeType, "srcset": naming.srcset(filled, of: image), "sizes": sizes]
+                // One candidate per width descriptor (a fallback file standing for a narrower width has
+                // its own): the smaller file.
+                var byWidth: [Int: StoredVariant] = [:]
+                for file in filled where byWidth[file.width].map({ file.bytes < $0.bytes }) ?? true { byWidth[file.width] = file }
+                let offered = byWidth.values.sorted { $0.width < $1.width }
+                sourceFiles += offered
+                return ["type": format.mimeType, "srcset": naming.srcset(offered, of: image), "sizes": sizes]
             }
         }
         let src = candidates.max { $0.width < $1.width } ?? fallback
@@ -108,7 +124,8 @@ struct ImageMarkup {
         if let captured = image.credits.captured { credit["captured"] = captured }
         if !credit.isEmpty { context["credit"] = credit }
         if let value = image.placeholder { context["placeholder"] = [placeholderKind.rawValue: value, "value": value] }
-        let used = output.markup == .img ? candidates : variants
+        // The files the markup names, and only those.
+        let used = output.markup == .img ? candidates : (sourceFiles + candidates + [src]).onePerFile
         // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
         let template = output.markup == .img || sources.isEmpty ? "img" : "picture"
         return (renderer.render(template, context), used)
