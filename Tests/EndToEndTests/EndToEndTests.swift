@@ -103,6 +103,25 @@ func normalizingHashes(_ text: String) -> String {
         }
     }
 
+    /// A PNG's fallback is the smaller of a JPEG searched to the quality target and the PNG: a photograph
+    /// (coffee.png) becomes a JPEG, a drawing (diagram.png) stays PNG, and a PNG with transparency
+    /// (astronaut-round.png) gets no JPEG at all. One file per width, whichever it is.
+    @Test func aPNGPhotographGetsAJPEGFallbackAndADrawingStaysPNG() async throws {
+        let origin = try Origin()
+        let site = TestSite()
+        site.page("index.html", ["coffee.png", "diagram.png", "astronaut-round.png"]
+            .map { "<img src=\"\(origin.url("img/" + $0))\" alt=\"\($0)\">" }.joined(separator: "\n"))
+        _ = try await site.build(origin: origin)
+        let files = site.folder.files(under: "out/_img").filter { !$0.hasSuffix(".webp") }
+        #expect(files.filter { $0.hasPrefix("coffee-") }.allSatisfy { $0.hasSuffix(".jpg") }, "\(files)")
+        #expect(files.filter { $0.hasPrefix("diagram-") }.allSatisfy { $0.hasSuffix(".png") }, "\(files)")
+        #expect(files.filter { $0.hasPrefix("astronaut-round-") }.allSatisfy { $0.hasSuffix(".png") }, "\(files)")
+        #expect(files.count == 3, "one fallback file each: \(files)")
+        // The JPEG is smaller than the PNG the same settings make.
+        let jpeg = try #require(files.first { $0.hasPrefix("coffee-") })
+        #expect(site.folder.read("out/_img/" + jpeg)!.count * 2 < Paths.image("coffee.png").count)
+    }
+
     @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {
         let origin = try Origin()
         let site = TestSite()
@@ -148,7 +167,7 @@ func normalizingHashes(_ text: String) -> String {
             // The source (1,000 px) is smaller than a 960 px JPEG re-encode and stands for the fallback.
             "hubble.jpg": [1000], "hubble.webp": [480, 960, 1000],
             "astronaut.jpg": [512], "astronaut.webp": [480, 512],
-            "coffee.png": [300], "coffee.webp": [300],                                  // never upscaled
+            "coffee.jpg": [300], "coffee.webp": [300], // never upscaled; opaque: its JPEG is smaller than its PNG
             "astronaut-round.png": [256], "astronaut-round.webp": [256],
             "deep-field.gif": [160], "deep-field.webp": [160],
         ])
@@ -177,7 +196,7 @@ func normalizingHashes(_ text: String) -> String {
         let expected = """
         <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' width="1000" height="872" fetchpriority="high" decoding="async"></picture>
         <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="(max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" height="200" loading="lazy" decoding="async"/></picture>
-        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.png" sizes="50vw" width="300" height="200" loading="lazy" decoding="async"></picture>
+        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.jpg" sizes="50vw" width="300" height="200" loading="lazy" decoding="async"></picture>
         """
         #expect(normalizingHashes(try #require(site.output("a.html"))) == expected)
     }
@@ -259,7 +278,7 @@ func normalizingHashes(_ text: String) -> String {
 
         ![cup][] and ![cup]
 
-        [cup]: </_img/coffee-HASH-300.png> 'A cup'
+        [cup]: </_img/coffee-HASH-300.jpg> 'A cup'
         """)
         #expect(site.folder.files(under: "site/_img").count == 2)
     }
@@ -301,6 +320,6 @@ func normalizingHashes(_ text: String) -> String {
         var config = site.configuration(origin: origin)
         config.output.publicPath = "https://cdn.example.com/_img/"
         _ = try await site.build(config)
-        #expect(normalizingHashes(try #require(site.output("a.html"))).contains("src=\"https://cdn.example.com/_img/coffee-HASH-300.png\""))
+        #expect(normalizingHashes(try #require(site.output("a.html"))).contains("src=\"https://cdn.example.com/_img/coffee-HASH-300.jpg\""))
     }
 }

@@ -74,7 +74,8 @@ import ImgBakeTestSupport
         #expect(result.summary.imagesRevalidated == 1 && result.summary.imagesDownloaded == 1)
         let after = try #require(site.output("a.html"))
         #expect(after.contains("/_img/coffee-") && !after.contains("coffee-HASH"))
-        let oldCoffee = before.firstMatch(of: /coffee-[0-9a-f]{10}-\d+\.png/)!.output
+        // coffee.png is opaque (its fallback a JPEG, smaller); astronaut-round.png has transparency.
+        let oldCoffee = before.firstMatch(of: /coffee-[0-9a-f]{10}-\d+\.jpg/)!.output
         let newCoffee = after.firstMatch(of: /coffee-[0-9a-f]{10}-\d+\.png/)!.output
         #expect(oldCoffee != newCoffee)
         #expect(newCoffee.hasSuffix("-256.png")) // the new upstream image is 256 px wide
@@ -237,8 +238,9 @@ import ImgBakeTestSupport
         var config = site.configuration(origin: origin)
         config.images.widths = [480, 960]
         let first = try await site.build(config)
-        // WebP at each width and one JPEG (at 960) each; coffee is 300 px: one width, two formats.
-        #expect(first.summary.variantsEncoded == 3 + 3 + 2)
+        // WebP at each width and one JPEG (at 960) each; coffee is 300 px: one width, WebP, and its
+        // fallback as JPEG and as PNG (the smaller kept).
+        #expect(first.summary.variantsEncoded == 3 + 3 + 3)
         try await origin.reset()
 
         config.images.widths = [480, 960, 1200]

@@ -110,7 +110,7 @@ let faultBound: Duration = timeBound(.seconds(150))
         let result = try await site.build(config)
         #expect(result.diagnostics.isEmpty && result.summary.imagesDownloaded == 2)
         let output = normalizingHashes(try #require(site.output("a.html")))
-        #expect(output.contains("/_img/coffee-HASH-64.png") && output.contains("/_img/hubble-HASH-64.jpg"))
+        #expect(output.contains("/_img/coffee-HASH-64.jpg") && output.contains("/_img/hubble-HASH-64.jpg"))
     }
 
     @Test func tlsWithABadCertificateIsRefusedAndNothingIsCached() async throws {

@@ -33,7 +33,7 @@ import ImgBakeTestSupport
         var settings = ImageSettings()
         settings.formats = [.avif, .webp, .original]
         let plan = VariantPlan(settings: settings)
-        #expect(plan.outputFormats(for: SourceInfo(format: .png, width: 10, height: 10, pages: 1)) == [.avif, .webp, .png])
+        #expect(plan.outputFormats(for: SourceInfo(format: .png, width: 10, height: 10, pages: 1)) == [.avif, .webp, .jpeg, .png])
         #expect(plan.outputFormats(for: SourceInfo(format: .webp, width: 10, height: 10, pages: 1)) == [.avif, .webp])
         #expect(plan.outputFormats(for: SourceInfo(format: .gif, width: 10, height: 10, pages: 3)) == [.webp, .gif])
         settings.formats = [.webp]
@@ -131,7 +131,8 @@ import ImgBakeTestSupport
         #expect(wide[0].canonical.contains(";from=1600") && !wide[2].canonical.contains("from"))
         // A source narrower than the widest width: its own width is the anchor.
         let narrow = plan.specs(for: SourceInfo(format: .png, width: 1000, height: 800, pages: 1), request: nil)
-        #expect(narrow.map(\.width) == [400, 800, 1000, 400, 800, 1000] && narrow.map(\.from) == [1000, 1000, nil, 1000, 1000, nil])
+        // (WebP, and the fallback as JPEG and as PNG.)
+        #expect(narrow.map(\.width) == [400, 800, 1000, 400, 800, 1000, 400, 800, 1000] && narrow.map(\.from) == [1000, 1000, nil, 1000, 1000, nil, 1000, 1000, nil])
     }
 
     /// An alpha band opaque everywhere is dropped before the resize, which then needs no premultiplying

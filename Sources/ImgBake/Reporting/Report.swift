@@ -199,7 +199,7 @@ struct ReportBuilder {
                 image.width = resolved.source.width
                 image.height = resolved.source.height
                 image.bytesBefore = resolved.originalBytes
-                image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormat)?.bytes
+                image.bytesAfter = resolved.variants.widest(in: resolved.fallbackFormats)?.bytes
                 image.files = resolved.variants.onePerFile.map {
                     BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
                                      width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality,

@@ -165,14 +165,35 @@ extension ImageManager {
     static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
                                       fallback: ImageFormat) -> [(EncodedVariant, dropped: Bool)] {
         /// Later formats first: each is judged against the kept ones after it.
-        func rank(_ format: ImageFormat) -> Int { format == fallback ? 0 : format == .webp ? 1 : 2 }
+        func rank(_ format: ImageFormat) -> Int { format == fallback || format == .jpeg ? 0 : format == .webp ? 1 : 2 }
         var kept: [Int: [(rank: Int, bytes: Int, level: Int)]] = [:] // spec width → kept variants
         for (width, row) in stored where row.blob != nil {
             let spec = VariantSpec(width: width, format: row.format, quality: 0, effort: 0, animated: false, keepMetadata: [])
             kept[width, default: []].append((rank(row.format), row.bytes, level(VariantSpec.Made(recorded: row.spec, of: spec), target: nil)))
         }
-        var dropped = Set<Int>()
-        for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) {
+        var dropped = Set(encoded.indices.filter { encoded[$0].isUnmade })
+        // A PNG's fallback, made as PNG and as JPEG at a width: the JPEG where it reached its search's
+        // target (what the search takes to look the same) and is smaller, else the PNG. One of the two
+        // is kept, whichever was made first.
+        if fallback == .png {
+            let storedPair = Dictionary(stored.filter { $0.record.blob != nil && ($0.record.format == .png || $0.record.format == .jpeg) }
+                .map { ($0.width, (format: $0.record.format, bytes: $0.record.bytes, reached: true)) }, uniquingKeysWith: { a, _ in a })
+            for index in encoded.indices where !dropped.contains(index) && [.png, .jpeg].contains(encoded[index].spec.format) {
+                let variant = encoded[index]
+                let reached = variant.spec.format == .png || level(variant.made, target: nil) >= (variant.spec.auto?.ssim ?? 0)
+                let other = encoded.indices.first { $0 != index && !dropped.contains($0) && encoded[$0].spec.width == variant.spec.width
+                    && [.png, .jpeg].contains(encoded[$0].spec.format) }
+                    .map { (format: encoded[$0].spec.format, bytes: encoded[$0].bytes.count,
+                            reached: encoded[$0].spec.format == .png || level(encoded[$0].made, target: nil) >= (encoded[$0].spec.auto?.ssim ?? 0)) }
+                    ?? storedPair[variant.spec.width]
+                guard let other else { continue }
+                let jpeg = variant.spec.format == .jpeg ? (bytes: variant.bytes.count, reached: reached) : (bytes: other.bytes, reached: other.reached)
+                let png = variant.spec.format == .png ? variant.bytes.count : other.bytes
+                let jpegWins = jpeg.reached && jpeg.bytes < png
+                if jpegWins != (variant.spec.format == .jpeg) { dropped.insert(index) }
+            }
+        }
+        for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) where !dropped.contains(index) {
             let variant = encoded[index], r = rank(variant.spec.format)
             let own = level(variant.made, target: variant.spec.auto.flatMap { SSIMScore(tenThousandths: $0.ssim) })
             // A variant made alone is judged against the other modern formats only (AVIF against WebP).

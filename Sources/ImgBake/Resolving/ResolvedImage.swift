@@ -72,7 +72,8 @@ public struct ResolvedImage: Sendable {
     }
 
     /// The `<img>` fallback format: the source's own.
-    public var fallbackFormat: ImageFormat { source.format }
+    /// The formats its fallback may be in (a PNG's: JPEG or PNG, whichever was smaller at each width).
+    public var fallbackFormats: [ImageFormat] { VariantPlan.fallbackFormats(for: source) }
 
     /// The variants one request asks for: its formats (the fallback always), its widths capped at the
     /// source width. By the width each was made for: the source's own bytes may stand for a narrower
@@ -82,19 +83,21 @@ public struct ResolvedImage: Sendable {
         let widths = Set(plan.widths(for: source, request: request)), fallback = Set(plan.fallbackWidths(for: source, request: request))
         return variants.filter { variant in
             formats.contains(variant.format)
-                && (source.format == .svg || (variant.format == source.format ? fallback : widths).contains(variant.spec.width))
+                && (source.format == .svg || (fallbackFormats.contains(variant.format) ? fallback : widths).contains(variant.spec.width))
         }
     }
 }
 
 extension [StoredVariant] {
     /// The widest variant in `format`: what `<img src>` and one-for-one localisation use.
-    func widest(in format: ImageFormat) -> StoredVariant? {
-        filter { $0.format == format }.max { $0.width < $1.width }
+    func widest(in format: ImageFormat) -> StoredVariant? { widest(in: [format]) }
+
+    func widest(in formats: [ImageFormat]) -> StoredVariant? {
+        filter { formats.contains($0.format) }.max { $0.width < $1.width }
     }
 
-    func inFormat(_ format: ImageFormat) -> [StoredVariant] {
-        filter { $0.format == format }.sorted { $0.width < $1.width }
+    func inFormat(_ formats: [ImageFormat]) -> [StoredVariant] {
+        filter { formats.contains($0.format) }.sorted { $0.width < $1.width }
     }
 
     /// The variants in their order, each file once: the source's own bytes may stand for several

@@ -39,7 +39,7 @@ struct ImageMarkup {
     /// in the first screen: written into the page as a `data:` URI, no file, no `srcset`.
     func render(_ tag: Tag, image: ResolvedImage, variants: [StoredVariant], priority: LoadingPriority.Level,
                 inline: (StoredVariant, [UInt8])? = nil) -> (String, [StoredVariant])? {
-        guard let fallback = variants.widest(in: image.fallbackFormat) else { return nil }
+        guard let fallback = variants.widest(in: image.fallbackFormats) else { return nil }
         if let (file, bytes) = inline { return (inlined(tag, file: file, bytes: bytes), []) }
         // An image the author shows at a width of theirs is that wide, or the screen's width where the
         // screen is narrower: themes shrink images to their column (`max-width: 100%`, in Hugo's,
@@ -57,18 +57,18 @@ struct ImageMarkup {
             // supported to go without a fallback.
             let widths = Set(variants.map(\.width)).sorted()
             candidates = widths.compactMap { width in
-                variants.first { $0.width == width && $0.format == .webp } ?? variants.first { $0.width == width && $0.format == image.fallbackFormat }
+                variants.first { $0.width == width && $0.format == .webp } ?? variants.first { $0.width == width && image.fallbackFormats.contains($0.format) }
             }
             sources = []
         default:
-            candidates = variants.inFormat(image.fallbackFormat)
+            candidates = variants.inFormat(image.fallbackFormats)
             // Every <source> offers every width: a browser that picks a source never looks at the
             // <img>'s candidates, so a width whose modern variant was dropped (larger than the
             // fallback) is filled with the fallback file (browsers go by content, not the type).
             let widths = Set(variants.map(\.spec.width)).sorted()
-            let fallbacks = variants.inFormat(image.fallbackFormat)
+            let fallbacks = variants.inFormat(image.fallbackFormats)
             sourceFiles = []
-            sources = variants.formats.filter { $0 != image.fallbackFormat }.map { format in
+            sources = variants.formats.filter { !image.fallbackFormats.contains($0) }.map { format in
                 let filled = widths.compactMap { width -> StoredVariant? in
                     guard let modern = variants.first(where: { $0.format == format && $0.spec.width == width }) else {
                         return fallbacks.first { $0.spec.width == width }

@@ -54,7 +54,7 @@ public struct PageRewriter: Sendable {
             }
             guard let image = images(reference.source) else { continue }
             let variants = image.variants(for: requests[index], plan: plan)
-            guard let fallback = variants.widest(in: image.fallbackFormat) else { continue }
+            guard let fallback = variants.widest(in: image.fallbackFormats) else { continue }
             if reference.kind == .imgSrc, let element = reference.element,
                let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
                 draft.diagnostics.append(warning)

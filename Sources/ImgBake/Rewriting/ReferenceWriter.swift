@@ -18,7 +18,7 @@ struct ReferenceWriter: Sendable {
     func write(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant]) -> Written? {
         switch reference.target {
         case .fallback, .social:
-            guard let file = variants.widest(in: image.fallbackFormat) else { return nil }
+            guard let file = variants.widest(in: image.fallbackFormats) else { return nil }
             guard let url = url(file, of: image, absolute: reference.absolute) else { return missingBase(reference) }
             return .edit(Edit(reference.range, ReplacementText.value(url, in: reference.syntax)), used: [file], url: url)
         case .formatSet(let resolution):

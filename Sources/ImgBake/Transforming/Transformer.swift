@@ -10,6 +10,10 @@ public struct EncodedVariant: Sendable {
     public var height: Int
     /// What the bytes are: encoded at a quality (chosen, for an automatic one), or the source's own.
     public var made: VariantSpec.Made
+
+    /// A variant that cannot be made from this source (no bytes): a JPEG of a PNG with transparency.
+    /// The manager records it as dropped, so it is not asked for again.
+    public var isUnmade: Bool { bytes.isEmpty }
 }
 
 /// Why an original could not be turned into variants. All of these are permanent for those bytes.
@@ -250,6 +254,12 @@ public final class Transformer: Sendable {
         // One sample per width, tried by each format searched there.
         var sample: (spec: VariantSpec, sample: QualitySearch.Sample)?
         for spec in job.specs.sorted(by: Intermediates.order) {
+            // A JPEG has no transparency: a PNG that has some keeps its PNG fallback alone.
+            if spec.format == .jpeg && info.format == .png && inspection.hasAlpha {
+                encoded.append(EncodedVariant(spec: spec, bytes: [], width: spec.width,
+                                              height: Intermediates.height(atWidth: spec.width, of: info), made: .lossless))
+                continue
+            }
             let image: VipsImage
             do { image = try pixels.image(for: spec) } catch { throw TransformError.undecodable(error.detail ?? error.message) }
             do throws(VipsError) {

@@ -111,7 +111,7 @@ public struct VariantSpec: Hashable, Sendable {
 
     /// Bumped whenever the encoding code changes what it writes for the same spec, so that no variant
     /// made by other code is taken for this code's (CHANGELOG.md says what each revision changed).
-    static let encoderRevision = 8
+    static let encoderRevision = 9
 
     /// The salt that ties variants to the code and library versions that made them.
     static var salt: String { "imgbake-encoder-\(encoderRevision);\(ImageStack.id)" }
@@ -202,11 +202,11 @@ public struct VariantPlan: Sendable {
         let request = request ?? defaultRequest
         let anchor = anchorWidth(for: source)
         return outputFormats(for: source, request: request).flatMap { format in
-            (format == source.format ? fallbackWidths(for: source, request: request) : widths(for: source, request: request)).map { width in
+            (Self.isFallback(format, of: source) ? fallbackWidths(for: source, request: request) : widths(for: source, request: request)).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
                             keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format),
-                            from: width < anchor ? anchor : nil, alone: format != source.format && settings.fallback == .one)
+                            from: width < anchor ? anchor : nil, alone: !Self.isFallback(format, of: source) && settings.fallback == .one)
             }
         }
     }
@@ -229,7 +229,7 @@ public struct VariantPlan: Sendable {
     /// source width; every width when no other format is made (a WebP source asked for WebP, or only
     /// the original asked for): then the fallback is all there is.
     public func fallbackWidths(for source: SourceInfo, request: VariantRequest) -> [Int] {
-        guard request.fallbackWidths != nil, outputFormats(for: source, request: request).count > 1 else {
+        guard request.fallbackWidths != nil, outputFormats(for: source, request: request).contains(where: { !Self.isFallback($0, of: source) }) else {
             return widths(for: source, request: request)
         }
         return Array(Set(request.fallback.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
@@ -249,7 +249,20 @@ public struct VariantPlan: Sendable {
             if !formats.contains(resolved) { formats.append(resolved) }
         }
         formats.removeAll { $0 == source.format }
-        return formats + [source.format]
+        return formats + Self.fallbackFormats(for: source)
+    }
+
+    /// The formats the fallback (the `<img src>`, the one-for-one copy) of `source` is made in, at the
+    /// same widths; at each width the manager keeps one (`ImageManager.keepingOnlyWorthwhile`). A PNG
+    /// gets a JPEG beside its PNG: a photograph kept as PNG is often a tenth the bytes as a JPEG at
+    /// the search's SSIM, a screenshot or a drawing is smaller as PNG, and a PNG with transparency
+    /// gets no JPEG at all. Every other source: its own format.
+    public static func fallbackFormats(for source: SourceInfo) -> [ImageFormat] {
+        source.format == .png && source.pages == 1 ? [.jpeg, .png] : [source.format]
+    }
+
+    public static func isFallback(_ format: ImageFormat, of source: SourceInfo) -> Bool {
+        fallbackFormats(for: source).contains(format)
     }
 
     /// A fixed quality (0 when the format has none or it is automatic).
