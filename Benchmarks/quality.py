@@ -76,6 +76,44 @@ def pct(values, p):
     return v[min(len(v) - 1, int(p / 100 * (len(v) - 1) + 0.5))]
 
 
+def fallback_table(corpus, fallbacks):
+    """The fallback files (what a browser without WebP gets: JPEG or PNG) that both tools made for the
+    same source at the same width, against the same reference. imgbake makes one per image (at 800 on
+    the bench, the widest for links and Markdown images), a PNG photograph's as a JPEG searched to the
+    quality target; the script one per width in the source's format, lossless for a PNG."""
+    rows = []
+    for name in sorted(os.listdir(PEER)):
+        m = re.match(r"([0-9a-f]{16})-(\d+)\.(jpg|png)$", name)
+        if not m or m.group(1) not in corpus:
+            continue
+        src, w = corpus[m.group(1)], int(m.group(2))
+        mine = fallbacks.get((stem_of(src), w))
+        if not mine or mine.endswith(".gif"):
+            continue
+        ref = reference_luma(src, w)
+        la = luma(pyvips.Image.new_from_file(os.path.join(NEW, mine)))
+        lb = luma(pyvips.Image.new_from_file(os.path.join(PEER, name)))
+        if la.shape != ref.shape or lb.shape != ref.shape:
+            continue
+        rows.append({"png": m.group(3) == "png", "jpeg": mine.endswith(".jpg"),
+                     "bytes": (os.path.getsize(os.path.join(NEW, mine)), os.path.getsize(os.path.join(PEER, name))),
+                     "ssim": (ssim(la, ref), ssim(lb, ref))})
+    if not rows:
+        return
+    print("\n%d fallback files made by both tools (same source, same width)\n" % len(rows))
+    print("| | imgbake | pyvips script | bytes ratio |")
+    print("|---|---|---|---|")
+    for label, sel in (("every pair", rows), ("JPEG sources", [r for r in rows if not r["png"]]),
+                       ("PNG sources, imgbake's JPEG", [r for r in rows if r["png"] and r["jpeg"]]),
+                       ("PNG sources, both PNG", [r for r in rows if r["png"] and not r["jpeg"]])):
+        if not sel:
+            continue
+        a, b = [r["ssim"][0] for r in sel], [r["ssim"][1] for r in sel]
+        print("| %s (%d): SSIM mean, 5th pct | %.4f, %.4f | %.4f, %.4f | %.3f |" % (
+            label, len(sel), sum(a) / len(a), pct(a, 5), sum(b) / len(b), pct(b, 5),
+            sum(r["bytes"][0] for r in sel) / sum(r["bytes"][1] for r in sel)))
+
+
 def main():
     corpus = {}
     for f in glob.glob("/tmp/imgcorpus/*"):
@@ -139,6 +177,7 @@ def main():
         print("| %d px (%d): bytes ratio, SSIM mean | %.4f | %.4f | %.3f |" % (
             w, len(sel), sum(r["ssim"][0] for r in sel) / len(sel), sum(r["ssim"][1] for r in sel) / len(sel),
             sum(r["bytes"][0] for r in sel) / sum(r["bytes"][1] for r in sel)))
+    fallback_table(corpus, fallbacks)
     if len(sys.argv) > 1 and os.path.exists(sys.argv[1]):
         report = json.load(open(sys.argv[1]))
         for q in report.get("qualities") or []:
