@@ -122,12 +122,13 @@ echo "https://images.example.com -> 127.0.0.1:$port"
 # The site every artefact builds in every root: one page with each kind of image the stack decodes.
 stack_site=$work/stack-site
 mkdir -p "$stack_site/img"
-cp Examples/images/hubble.jpg Examples/images/coffee.png Examples/images/deep-field.gif Tests/Fixtures/stack/astronaut.webp \
-  "$stack_site/img/"
+cp Examples/images/hubble.jpg Examples/images/coffee.png Examples/images/astronaut-round.png Examples/images/deep-field.gif \
+  Tests/Fixtures/stack/astronaut.webp "$stack_site/img/"
 cat > "$stack_site/index.html" <<'HTML'
 <!doctype html><html><head><title>The stack</title></head><body>
 <img src="img/hubble.jpg" alt="JPEG">
-<img src="img/coffee.png" alt="PNG">
+<img src="img/coffee.png" alt="PNG photograph (its fallback a JPEG)">
+<img src="img/astronaut-round.png" alt="PNG with transparency">
 <img src="img/deep-field.gif" alt="animated GIF">
 <img src="img/astronaut.webp" alt="WebP">
 <img src="https://images.example.com/img/astronaut.jpg" alt="remote, over HTTPS">
@@ -147,7 +148,7 @@ build_stack_site() { # root binary name
   done
   grep -q 'images.example.com' "$root/tmp/out-$name/index.html" && fail "$name: the https:// image was not localised"
   # A <picture> with a WebP source for each, but the WebP, which needs none.
-  [ "$(grep -c '<picture><source type="image/webp"' "$root/tmp/out-$name/index.html")" = 4 ] ||
+  [ "$(grep -c '<picture><source type="image/webp"' "$root/tmp/out-$name/index.html")" = 5 ] ||
     fail "$name: not every JPEG, PNG and GIF became a <picture>"
   (cd "$root/tmp/out-$name" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
