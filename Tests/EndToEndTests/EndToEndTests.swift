@@ -111,7 +111,9 @@ func normalizingHashes(_ text: String) -> String {
         let site = TestSite()
         site.page("index.html", ["coffee.png", "diagram.png", "astronaut-round.png"]
             .map { "<img src=\"\(origin.url("img/" + $0))\" alt=\"\($0)\">" }.joined(separator: "\n"))
-        _ = try await site.build(origin: origin)
+        var config = site.configuration(origin: origin)
+        config.reportPath = site.folder.path + "/report.json"
+        _ = try await site.build(config)
         let files = site.folder.files(under: "out/_img").filter { !$0.hasSuffix(".webp") }
         #expect(files.filter { $0.hasPrefix("coffee-") }.allSatisfy { $0.hasSuffix(".jpg") }, "\(files)")
         #expect(files.filter { $0.hasPrefix("diagram-") }.allSatisfy { $0.hasSuffix(".png") }, "\(files)")
@@ -120,6 +122,15 @@ func normalizingHashes(_ text: String) -> String {
         // The JPEG is smaller than the PNG the same settings make.
         let jpeg = try #require(files.first { $0.hasPrefix("coffee-") })
         #expect(site.folder.read("out/_img/" + jpeg)!.count * 2 < Paths.image("coffee.png").count)
+        // The report says which was kept, and why.
+        let report = try JSONDecoder().decode(BuildReport.self, from: Data(contentsOf: URL(fileURLWithPath: config.reportPath!)))
+        let instead = Dictionary(uniqueKeysWithValues: report.images.flatMap(\.files).compactMap { file in file.instead.map { (file.name, $0) } })
+        let coffee = try #require(instead.first { $0.key.hasPrefix("coffee-") }?.value)
+        #expect(coffee.format == "png" && (coffee.bytes ?? 0) > site.folder.read("out/_img/" + jpeg)!.count && coffee.why.contains("smaller"))
+        let diagram = try #require(instead.first { $0.key.hasPrefix("diagram-") }?.value)
+        #expect(diagram.format == "jpeg" && diagram.bytes != nil)
+        let round = try #require(instead.first { $0.key.hasPrefix("astronaut-round-") }?.value)
+        #expect(round.format == "jpeg" && round.bytes == nil && round.why.contains("transparency"))
     }
 
     @Test func notFoundAndNotAnImageLeaveTheReferenceUnchangedWithAWarning() async throws {

@@ -105,6 +105,24 @@ public struct BuildReport: Codable, Sendable {
         /// pixels: what the file was held to, the same target for every lossy format. None for a fixed
         /// quality (not measured).
         public var score: Double?
+        /// The format this fallback was also made in, and why this one was kept instead.
+        public var instead: Instead?
+    }
+
+    /// A fallback chosen over another format made at the same width (a PNG's, as PNG or as JPEG).
+    public struct Instead: Codable, Sendable {
+        public var format: String
+        /// Its bytes; absent when it could not be made.
+        public var bytes: Int?
+        public var why: String
+
+        init(_ passed: StoredVariant.PassedOver, kept: ImageFormat) {
+            format = passed.format.rawValue
+            bytes = passed.bytes > 0 ? passed.bytes : nil
+            why = passed.bytes == 0 ? "the source has transparency, which a JPEG cannot keep"
+                : kept == .jpeg ? "the JPEG reached the quality target and is smaller"
+                : "the PNG is smaller, or the JPEG did not reach the quality target"
+        }
     }
 
     /// How the qualities of one format's files are spread, and their bytes.
@@ -203,7 +221,7 @@ struct ReportBuilder {
                 image.files = resolved.variants.onePerFile.map {
                     BuildReport.File(name: naming.fileName($0, of: resolved), format: $0.format.rawValue,
                                      width: $0.width, height: $0.height, bytes: $0.bytes, quality: $0.made.quality,
-                                     score: $0.made.score?.value)
+                                     score: $0.made.score?.value, instead: $0.passedOver.map { [format = $0.format] in BuildReport.Instead($0, kept: format) })
                 }
                 report.totals.bytesBefore += resolved.originalBytes
                 report.totals.bytesAfter += image.bytesAfter ?? 0

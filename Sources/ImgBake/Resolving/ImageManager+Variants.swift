@@ -120,7 +120,13 @@ extension ImageManager {
         let bySpec = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let variants = specs.compactMap { spec -> StoredVariant? in
             guard let row = bySpec[spec.key(original: record.blob)], row.blob != nil else { return nil }
-            return StoredVariant(spec: spec, record: row)
+            var variant = StoredVariant(spec: spec, record: row)
+            if VariantPlan.isFallback(spec.format, of: source),
+               let other = specs.first(where: { $0.width == spec.width && $0.format != spec.format && VariantPlan.isFallback($0.format, of: source) }),
+               let passed = bySpec[other.key(original: record.blob)], passed.blob == nil {
+                variant.passedOver = .init(format: other.format, bytes: passed.bytes)
+            }
+            return variant
         }
         return .success(MadeVariants(variants: variants, encoded: encodedCount, placeholder: placeholderValue))
     }

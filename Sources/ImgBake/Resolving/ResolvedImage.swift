@@ -9,6 +9,15 @@ public struct StoredVariant: Sendable, Hashable {
     public var bytes: Int
     /// Encoded at which quality (chosen per variant for an automatic one), or the source's own bytes.
     public var made: VariantSpec.Made = .lossless
+    /// The other format this fallback was made in at its width and not kept (a PNG's fallback is made as
+    /// PNG and as JPEG, the smaller kept), for the report.
+    public var passedOver: PassedOver? = nil
+
+    public struct PassedOver: Sendable, Hashable {
+        public var format: ImageFormat
+        /// 0: it could not be made (a JPEG of a PNG with transparency).
+        public var bytes: Int
+    }
 
     /// `<stem>-<hash10>-<width>.<ext>`: the hash is of the variant's bytes (its blob id), so the same
     /// bytes get the same name and a changed upstream image a new one.
