@@ -130,7 +130,7 @@ import ImgBakeTestSupport
         var journal = try world.journal()
         let writable = try world.plan(.missingWritable)
         let written = try #require(writable.missing.first)
-        guard case .writable(let image) = written.file else { return }
+        guard case .writable(let image) = written.file else { Issue.record("not a writable file: \(written.file)"); return }
         world.blobs.add([9])
         try await journal.apply([writable])
         #expect(FileManager.default.fileExists(atPath: world.root + "/_img/" + image.fileName))

@@ -104,20 +104,24 @@ import ImgBakeTestSupport
         settings.widths = [400, 800, 1600]
         let plan = VariantPlan(settings: settings)
         let photo = SourceInfo(format: .jpeg, width: 3000, height: 2000, pages: 1)
-        let one = plan.specs(for: photo, request: plan.markupRequest(plan.defaultRequest, markup: .picture))
+        let one = plan.specs(for: photo, request: plan.markupRequest(plan.defaultRequest))
         #expect(one.filter { $0.format == .jpeg }.map(\.width) == [800])
         #expect(one.filter { $0.format == .webp }.map(\.width) == [400, 800, 1600] && one.filter { $0.format == .webp }.allSatisfy(\.alone))
-        #expect(plan.specs(for: photo, request: plan.markupRequest(plan.defaultRequest, markup: .img)).filter { $0.format == .jpeg }.count == 3)
+        var img = Configuration(site: "/site", cacheDirectory: "/cache")
+        img.images = settings
+        img.output.markup = .img
+        let imgPlan = VariantPlan(settings: img.madeImages)
+        #expect(imgPlan.specs(for: photo, request: imgPlan.markupRequest(imgPlan.defaultRequest)).filter { $0.format == .jpeg }.count == 3)
         // Narrower than every width up to fallback_width: the narrowest; a source narrower still: capped.
         #expect(VariantRequest(widths: [1000, 2000], formats: [.webp, .original]).withOneFallback(at: 960).fallback == [1000])
         #expect(plan.fallbackWidths(for: SourceInfo(format: .png, width: 500, height: 500, pages: 1),
-                                    request: plan.markupRequest(plan.defaultRequest, markup: .picture)) == [500])
+                                    request: plan.markupRequest(plan.defaultRequest)) == [500])
         // A WebP source asked for WebP: the fallback is all there is, at every width.
         let webp = SourceInfo(format: .webp, width: 3000, height: 2000, pages: 1)
-        #expect(plan.specs(for: webp, request: plan.markupRequest(VariantRequest(widths: [400, 800, 1600], formats: [.webp]), markup: .picture)).count == 3)
+        #expect(plan.specs(for: webp, request: plan.markupRequest(VariantRequest(widths: [400, 800, 1600], formats: [.webp]))).count == 3)
         // Every width: the source's format at each, the modern ones judged against it (not alone).
         settings.fallback = .everyWidth
-        let every = VariantPlan(settings: settings).specs(for: photo, request: VariantPlan(settings: settings).markupRequest(plan.defaultRequest, markup: .picture))
+        let every = VariantPlan(settings: settings).specs(for: photo, request: VariantPlan(settings: settings).markupRequest(plan.defaultRequest))
         #expect(every.filter { $0.format == .jpeg }.count == 3 && !every.contains(where: \.alone))
     }
 

@@ -178,6 +178,8 @@ public struct ImageSettings: Sendable {
     public var fallback = FallbackMode.one
     /// The width of that one file: the widest of `widths` up to it (the narrowest when all are wider).
     public var fallbackWidth = 960
+    /// `fallbackWidth` when a `<picture>` gets one fallback file, nil when it gets one per width.
+    public var oneFallbackWidth: Int? { fallback == .one ? fallbackWidth : nil }
     public var quality = Quality()
     /// EXIF fields to keep in outputs (`copyright`, `artist`); GPS, serial numbers and MakerNotes never.
     public var keepMetadata: [String] = []

@@ -30,6 +30,12 @@ public struct VariantRequest: Hashable, Sendable {
         return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] })
     }
 
+    /// What an image given a `<picture>` asks for: the fallback at one width (`oneFallbackAt`, the
+    /// setting's), or every width when that is nil.
+    public func inPicture(oneFallbackAt width: Int?) -> VariantRequest {
+        width.map(withOneFallback(at:)) ?? self
+    }
+
     /// What one reference that is replaced by a single file needs: the widest width, in the source's
     /// own format.
     public var widestFallback: VariantRequest { VariantRequest(widths: widths.last.map { [$0] } ?? [], formats: [.original]) }

@@ -86,8 +86,13 @@ struct BuildJournal: Sendable {
     /// turn does not wait for it.
     mutating func prepare(_ plan: PagePlan) {
         guard target.writesSite, let keep = plan.keep else { return }
+        keeping[plan.path] = startKeeping(keep)
+    }
+
+    /// Keeps a copy in the cache on the journal's threads; true once it is kept.
+    private func startKeeping(_ keep: PagePlan.Write) -> Task<Bool, Never> {
         let store = self.store
-        keeping[plan.path] = Task(executorPreference: pool) { store.keepPage(keep.bytes, as: keep.hash) != nil }
+        return Task(executorPreference: pool) { store.keepPage(keep.bytes, as: keep.hash) != nil }
     }
 
     /// Carries out a turn of page plans, in path order (steps 1–6 above). Returns once every page of the
@@ -182,10 +187,9 @@ struct BuildJournal: Sendable {
     private mutating func keepCopies(_ pages: inout [Carried]) async {
         for index in pages.indices {
             guard let keep = pages[index].plan.keep else { continue }
-            let store = self.store
-            let task = keeping.removeValue(forKey: pages[index].plan.path)
-                ?? Task(executorPreference: pool) { store.keepPage(keep.bytes, as: keep.hash) != nil }
-            guard pages[index].proceeds, !(await task.value) else { continue }
+            // A page left keeps no copy (one started ahead finishes unnamed, as a stray blob would).
+            let prepared = keeping.removeValue(forKey: pages[index].plan.path)
+            guard pages[index].proceeds, !(await (prepared ?? startKeeping(keep)).value) else { continue }
             switch pages[index].state.copy {
             case .rewritten: pages[index].state.copy = .none
             case .written(_, let output): pages[index].state.copy = .written(kept: nil, output: output)

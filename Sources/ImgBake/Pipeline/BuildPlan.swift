@@ -70,7 +70,7 @@ struct BuildPlan: Sendable {
         let images = configuration.madeImages, output = configuration.output
         return PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(images),
                                   markup: output.markup, markdown: output.markdown,
-                                  fallbackWidth: images.fallback == .one ? images.fallbackWidth : nil)
+                                  fallbackWidth: images.oneFallbackWidth)
     }
 
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.

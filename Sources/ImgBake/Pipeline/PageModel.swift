@@ -33,7 +33,8 @@ struct PageModel: Sendable {
         /// How images are given markup (`output.markup`, `output.markdown`).
         var markup = MarkupMode.picture
         var markdown = MarkdownMode.localize
-        /// The width of the one fallback file of a `<picture>` (`images.fallback_width`); nil: one per width.
+        /// The width of the one fallback file of a `<picture>` (`ImageSettings.oneFallbackWidth`); nil: one
+        /// per width.
         var fallbackWidth: Int?
     }
 
@@ -76,8 +77,7 @@ struct PageModel: Sendable {
         case .formatSet: return VariantRequest(widths: Array(request.widths.suffix(1)), formats: request.formats)
         case .fallback:
             guard getsMarkup(reference, in: file, settings) else { return request.widestFallback }
-            guard settings.markup == .picture, let width = settings.fallbackWidth else { return request }
-            return request.withOneFallback(at: width)
+            return request.inPicture(oneFallbackAt: settings.fallbackWidth)
         }
     }
 

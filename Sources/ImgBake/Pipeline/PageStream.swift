@@ -107,6 +107,9 @@ struct PageGatherer: Sendable {
     /// Image files seen in the images folder (nothing removes one while pages are built), and those
     /// absent whose blob was found whole: neither is looked at again.
     private let seen = Locked(SeenFiles())
+    /// The bytes of files small enough to be written into a page, each read (and its hash checked) once
+    /// per build however many pages use it; nil where the blob could not be read.
+    private let inlinable = Locked([BlobID: [UInt8]?]())
 
     private struct SeenFiles {
         var there: Set<String> = []
@@ -260,7 +263,13 @@ struct PageGatherer: Sendable {
         var inline: [BlobID: [UInt8]] = [:]
         for case .resolved(let image, _) in images.resolutions.values {
             for variant in image.variants where variant.bytes <= limit && variant.format != .svg && inline[variant.blob] == nil {
-                if case .found(let bytes) = cache.readBlobHere(variant.blob) { inline[variant.blob] = bytes }
+                let known = inlinable.withLock { $0[variant.blob] }
+                let bytes = known ?? {
+                    guard case .found(let bytes) = cache.readBlobHere(variant.blob) else { return nil }
+                    return bytes
+                }()
+                if known == nil { inlinable.withLock { $0[variant.blob] = .some(bytes) } }
+                if let bytes { inline[variant.blob] = bytes }
             }
         }
         return inline

@@ -170,7 +170,8 @@ extension ImageManager {
     /// `alone` (one fallback file per image) is not judged against the fallback.
     static func keepingOnlyWorthwhile(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
                                       fallback: ImageFormat) -> [(EncodedVariant, dropped: Bool)] {
-        /// Later formats first: each is judged against the kept ones after it.
+        /// Later formats first: each is judged against the kept ones after it. A PNG's JPEG fallback ranks
+        /// with the PNG.
         func rank(_ format: ImageFormat) -> Int { format == fallback || format == .jpeg ? 0 : format == .webp ? 1 : 2 }
         var kept: [Int: [(rank: Int, bytes: Int, level: Int)]] = [:] // spec width → kept variants
         for (width, row) in stored where row.blob != nil {
@@ -182,21 +183,25 @@ extension ImageManager {
         // target (what the search takes to look the same) and is smaller, else the PNG. One of the two
         // is kept, whichever was made first.
         if fallback == .png {
-            let storedPair = Dictionary(stored.filter { $0.record.blob != nil && ($0.record.format == .png || $0.record.format == .jpeg) }
+            let pair: Set<ImageFormat> = [.png, .jpeg]
+            /// A PNG is lossless; a JPEG is as good where its search reached the target.
+            func reached(_ variant: EncodedVariant) -> Bool {
+                variant.spec.format == .png || level(variant.made, target: nil) >= (variant.spec.auto?.ssim ?? 0)
+            }
+            // A stored one of the pair is the one kept when both were made: the JPEG only if it reached.
+            let storedPair = Dictionary(stored.filter { $0.record.blob != nil && pair.contains($0.record.format) }
                 .map { ($0.width, (format: $0.record.format, bytes: $0.record.bytes, reached: true)) }, uniquingKeysWith: { a, _ in a })
-            for index in encoded.indices where !dropped.contains(index) && [.png, .jpeg].contains(encoded[index].spec.format) {
+            for index in encoded.indices where !dropped.contains(index) && pair.contains(encoded[index].spec.format) {
                 let variant = encoded[index]
-                let reached = variant.spec.format == .png || level(variant.made, target: nil) >= (variant.spec.auto?.ssim ?? 0)
                 let other = encoded.indices.first { $0 != index && !dropped.contains($0) && encoded[$0].spec.width == variant.spec.width
-                    && [.png, .jpeg].contains(encoded[$0].spec.format) }
-                    .map { (format: encoded[$0].spec.format, bytes: encoded[$0].bytes.count,
-                            reached: encoded[$0].spec.format == .png || level(encoded[$0].made, target: nil) >= (encoded[$0].spec.auto?.ssim ?? 0)) }
+                    && pair.contains(encoded[$0].spec.format) }
+                    .map { (format: encoded[$0].spec.format, bytes: encoded[$0].bytes.count, reached: reached(encoded[$0])) }
                     ?? storedPair[variant.spec.width]
                 guard let other else { continue }
-                let jpeg = variant.spec.format == .jpeg ? (bytes: variant.bytes.count, reached: reached) : (bytes: other.bytes, reached: other.reached)
-                let png = variant.spec.format == .png ? variant.bytes.count : other.bytes
-                let jpegWins = jpeg.reached && jpeg.bytes < png
-                if jpegWins != (variant.spec.format == .jpeg) { dropped.insert(index) }
+                let (jpeg, png) = variant.spec.format == .jpeg
+                    ? ((bytes: variant.bytes.count, reached: reached(variant)), other.bytes)
+                    : ((bytes: other.bytes, reached: other.reached), variant.bytes.count)
+                if (jpeg.reached && jpeg.bytes < png) != (variant.spec.format == .jpeg) { dropped.insert(index) }
             }
         }
         for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) where !dropped.contains(index) {

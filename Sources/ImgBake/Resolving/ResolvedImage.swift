@@ -80,7 +80,6 @@ public struct ResolvedImage: Sendable {
         self.placeholder = placeholder
     }
 
-    /// The `<img>` fallback format: the source's own.
     /// The formats its fallback may be in (a PNG's: JPEG or PNG, whichever was smaller at each width).
     public var fallbackFormats: [ImageFormat] { VariantPlan.fallbackFormats(for: source) }
 

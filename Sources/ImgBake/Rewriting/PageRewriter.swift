@@ -106,7 +106,7 @@ public struct PageRewriter: Sendable {
         for (slot, image) in scan.markdownImages.enumerated() {
             guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
                   let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
-                                                   variants: resolved.variants(for: plan.markupRequest(plan.defaultRequest, markup: output.markup), plan: plan),
+                                                   variants: resolved.variants(for: plan.markupRequest(plan.defaultRequest), plan: plan),
                                                    priority: draft.marked < output.eager ? .eager : .lazy)
             else { continue }
             draft.marked += 1

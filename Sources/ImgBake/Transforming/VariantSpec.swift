@@ -192,9 +192,9 @@ public struct VariantPlan: Sendable {
 
     /// What an image given markup (`<picture>` or `<img srcset>`) asks for, from what its reference asks:
     /// in a `<picture>`, the fallback at one width unless every width is configured.
-    public func markupRequest(_ request: VariantRequest, markup: MarkupMode) -> VariantRequest {
-        guard markup == .picture, settings.fallback == .one else { return request }
-        return request.withOneFallback(at: settings.fallbackWidth)
+    /// (`Configuration.madeImages` sets every width where imgbake writes no `<picture>`.)
+    public func markupRequest(_ request: VariantRequest) -> VariantRequest {
+        request.inPicture(oneFallbackAt: settings.oneFallbackWidth)
     }
 
     public func specs(for source: SourceInfo, request: VariantRequest? = nil) -> [VariantSpec] {
