@@ -39,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
         // Markdown front matter: YAML 1.1 as libyaml reads it, with each node's line and column.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // `imgbake serve`: the HTTP server and the upstream client (SwiftNIO), gzip for upstream pages.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // C libraries: the image stack (packaging/stack/stack.sh, docs/stack.md), in .build/stack, which
@@ -83,9 +86,18 @@ let package = Package(
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // `imgbake serve`: a proxy in front of a generator's dev server that rewrites its pages as a build
+        // would (docs/serve.md). Its own module, so the library core does not depend on SwiftNIO.
+        .target(name: "ImgBakeServe", dependencies: [
+            "ImgBake",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "CompressNIO", package: "compress-nio"),
+        ]),
         // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [
-            "ImgBake", "Vips", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
+            "ImgBake", "ImgBakeServe", "Vips", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: executableLinking),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,

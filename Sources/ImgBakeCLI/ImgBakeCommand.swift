@@ -11,7 +11,7 @@ struct ImgBakeCommand: AsyncParsableCommand {
         commandName: "imgbake",
         abstract: "Localise the remote images of a static site: download once, make responsive variants, rewrite the pages.",
         version: SystemInfo.displayVersion,
-        subcommands: [BuildCommand.self, ScanCommand.self, CacheCommand.self, ConfigCommand.self],
+        subcommands: [BuildCommand.self, ServeCommand.self, ScanCommand.self, CacheCommand.self, ConfigCommand.self],
         defaultSubcommand: BuildCommand.self)
 
     static func main() async {

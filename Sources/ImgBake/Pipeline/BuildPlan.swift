@@ -16,14 +16,23 @@ struct BuildPlan: Sendable {
     let started = ContinuousClock.now
 
     init(_ given: Configuration, now: Double) throws(BuildError) {
+        try self.init(given, target: try OutputTarget(given), now: now)
+    }
+
+    /// `imgbake serve`: the dev server is the target, and it has the pages (there is no site folder).
+    init(serving given: Configuration, now: Double) throws(BuildError) {
+        try self.init(given, target: .devServer, now: now)
+    }
+
+    private init(_ given: Configuration, target: OutputTarget, now: Double) throws(BuildError) {
         var config = given
-        target = try OutputTarget(given)
+        self.target = target
         if target.resolvesFromCacheOnly {
             config.fetch.policy = .frozen
             config.cache.remote?.write = false
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard target == .devServer || (FileManager.default.fileExists(atPath: config.site, isDirectory: &isDirectory) && isDirectory.boolValue) else {
             throw BuildError(.usage, "site folder \(config.site) does not exist")
         }
         do { renderer = try MarkupRenderer(templatesDirectory: config.output.templatesDirectory) } catch {
@@ -71,6 +80,15 @@ struct BuildPlan: Sendable {
         return PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(images),
                                   markup: output.markup, markdown: output.markdown,
                                   fallbackWidth: images.oneFallbackWidth)
+    }
+
+    /// What planning needs of the build, the same for every page (`siteImageNames`: with `--out` and
+    /// `output.originals = "referenced"`, the site's image files, to see which each page mentions).
+    func planSettings(siteImageNames: Set<String> = []) -> PlanSettings {
+        PlanSettings(target: target, fingerprint: fingerprint, publicPaths: scanSettings.ownPrefixes, ownPublicPath: ownPublicPath,
+                     reports: reports, output: configuration.output,
+                     rewriter: PageRewriter(output: configuration.output, images: configuration.madeImages, renderer: renderer),
+                     siteImageNames: siteImageNames)
     }
 
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.

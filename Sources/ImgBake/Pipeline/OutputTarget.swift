@@ -8,6 +8,7 @@
 /// | `folder` | into `--out` | in `--out` | each rewritten page as written | copied |
 /// | `check` | not written | not written | none | left |
 /// | `shard` | not written | uploaded only | none | left |
+/// | `devServer` | rewritten, answered to the browser | served from the cache | none | left |
 enum OutputTarget: Sendable, Equatable {
     /// `imgbake build SITE`: the site's pages are rewritten over themselves.
     case inPlace
@@ -18,6 +19,9 @@ enum OutputTarget: Sendable, Equatable {
     case check(Layout)
     /// `--shard K/N`: images resolved and uploaded to the remote cache; no page or image file written.
     case shard(Layout)
+    /// `imgbake serve`: each page a dev server answers is rewritten as a build would write it and handed
+    /// to the browser; its image files are served from the cache. Nothing is written but the cache.
+    case devServer
 
     /// Where the outputs a build that writes would leave are: over the site, or in another folder.
     enum Layout: Sendable, Equatable {
@@ -47,7 +51,8 @@ enum OutputTarget: Sendable, Equatable {
     var layout: Layout {
         switch self {
         case .inPlace: .inPlace
-        case .folder: .folder
+        // As with `--out`, nothing of the site is written over.
+        case .folder, .devServer: .folder
         case .check(let layout), .shard(let layout): layout
         }
     }
@@ -58,6 +63,9 @@ enum OutputTarget: Sendable, Equatable {
 
     /// Pages and image files are written (and the output locked, the site sealed, a depfile written).
     var writesSite: Bool { self == .inPlace || self == .folder }
+
+    /// Pages are rewritten (written to the site, or answered by `imgbake serve`).
+    var rewritesPages: Bool { writesSite || self == .devServer }
 
     /// Pages are written over their sources: the source of each page rewritten is kept in the cache, its
     /// state says which rewrite stands for it, and the next build reads that kept source.

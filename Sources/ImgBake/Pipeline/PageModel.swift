@@ -153,6 +153,9 @@ struct PageImages: Sendable {
     var keys: [ImageSource: OriginalKey] = [:]
     /// The bytes of the files small enough to be written into a page (`output.inline_images`), by blob.
     var inline: [BlobID: [UInt8]] = [:]
+    /// `imgbake serve`: the URL that stands for each image not made yet, made when the browser asks for
+    /// it (its files' names hold their hashes, unknown until then).
+    var pending: [ImageSource: String] = [:]
 
     func image(for source: ImageSource) -> ResolvedImage? {
         guard case .resolved(let image, _)? = resolutions[source] else { return nil }

@@ -317,10 +317,10 @@ extension PagePlan {
             var notes = Notes(diagnostics: loaded.notes + model.diagnostics + images.failureWarnings(model),
                               report: settings.reports ? Self.report(model, images, priority) : nil,
                               references: model.scan.references.count)
-            guard target.writesSite, page.writable else { return readOnly(model, notes) }
+            guard target.rewritesPages, page.writable else { return readOnly(model, notes) }
             let rewrite = model.requests.map {
                 settings.rewriter.rewrite(model.scan, requests: $0, images: images.image(for:), priority: priority,
-                                          inline: { images.inline[$0.blob] })
+                                          inline: { images.inline[$0.blob] }, pending: { images.pending[$0] })
             } ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
             let write = rewrite.bytes.map { bytes in
                 let hash = BlobID(of: bytes)

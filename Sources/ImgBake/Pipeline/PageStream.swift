@@ -52,15 +52,11 @@ extension BuildRun {
 
     /// What planning needs of the build, the same for every page.
     private func planSettings(_ inventory: SiteInventory) -> PlanSettings {
-        let config = plan.configuration
         // With `--out` and `output.originals = "referenced"`, which of the site's image files each page
         // mentions is kept with its state (the pages are not read again to find out).
-        let siteImages = plan.target.mirrorsSite && config.output.originals == .referenced
+        let siteImages = plan.target.mirrorsSite && plan.configuration.output.originals == .referenced
             ? Set(inventory.otherFiles.filter(ReferenceResolver.hasImageExtension).map(PathName.name)) : []
-        return PlanSettings(target: plan.target, fingerprint: plan.fingerprint, publicPaths: plan.scanSettings.ownPrefixes,
-                            ownPublicPath: plan.ownPublicPath, reports: plan.reports, output: config.output,
-                            rewriter: PageRewriter(output: config.output, images: config.madeImages, renderer: plan.renderer),
-                            siteImageNames: siteImages)
+        return plan.planSettings(siteImageNames: siteImages)
     }
 }
 

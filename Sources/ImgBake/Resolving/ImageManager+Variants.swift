@@ -43,12 +43,15 @@ extension ImageManager {
         case transform(TransformError)
         /// Not localised by the configuration's choice (an SVG policy).
         case refused(String)
+        /// Asked of the local cache only, which has not got every variant.
+        case notMade
 
         var description: String {
             switch self {
             case .originalDamaged(let why): "the cached original \(why)"
             case .transform(let error): error.description
             case .refused(let why): why
+            case .notMade: "not made yet"
             }
         }
 
@@ -61,9 +64,12 @@ extension ImageManager {
 
     /// Steps 1 and 2 of the data flow: every variant from the index when all are there (no decode, no
     /// network); otherwise the missing ones from the cached original, in one decode.
-    nonisolated func variantSet(_ record: OriginalRecord, request: VariantRequest) async -> Result<MadeVariants, VariantSetError> {
+    /// `makeMissing: false` asks the local cache only: a variant not in it, or a placeholder not made,
+    /// is the failure `.notMade` (no remote, no decode).
+    nonisolated func variantSet(_ record: OriginalRecord, request: VariantRequest, makeMissing: Bool = true) async -> Result<MadeVariants, VariantSetError> {
         let source = SourceInfo(format: record.format, width: record.width, height: record.height, pages: record.pages)
         if record.format == .svg {
+            guard makeMissing else { return .failure(.notMade) }
             await localiseOriginal(record)
             return await svgVariant(record)
         }
@@ -72,10 +78,11 @@ extension ImageManager {
         let kind = placeholder
         // A row whose blob file vanished or changed size is a miss.
         let local = (try? await cache.storedVariants(keys, placeholder: kind == .none ? nil : kind.rawValue, of: record.blob)) ?? ([:], nil)
-        let (stored, storedPlaceholder) = await withRemoteVariants(local, keys, placeholder: kind == .none ? nil : kind.rawValue,
-                                                                   of: record)
+        let (stored, storedPlaceholder) = makeMissing ? await withRemoteVariants(local, keys, placeholder: kind == .none ? nil : kind.rawValue,
+                                                                                 of: record) : local
         let missing = specs.filter { stored[$0.key(original: record.blob)] == nil }
         let needsPlaceholder = kind != .none && storedPlaceholder == nil
+        guard makeMissing || (missing.isEmpty && !needsPlaceholder) else { return .failure(.notMade) }
         var records = specs.compactMap { stored[$0.key(original: record.blob)] }
         var encodedCount = 0
         var placeholderValue = storedPlaceholder

@@ -78,6 +78,19 @@ public actor ImageManager {
         return result
     }
 
+    /// The image with the variants `request` asks for as the local cache holds them now, or nil when it
+    /// holds not all of them: no network, no image work, and nothing remembered (`imgbake serve` names
+    /// such an image by a URL of its own and resolves it when the browser asks for that). A cached
+    /// original is used however old: the dev server shows what the cache has, as `--offline` does.
+    public func cached(_ url: ImageSource, request: VariantRequest? = nil) async -> ResolvedImage? {
+        let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
+        if case .resolved(let image, _)? = resolved.value(for: key) { return image }
+        guard let record = try? await cache.original(key.original),
+              case .success(let made) = await variantSet(record, request: key.request, makeMissing: false) else { return nil }
+        let credits = await cache.credits(of: record.blob) ?? Credits()
+        return image(record, url: url, made, origin: .cached, credits: credits)
+    }
+
     /// Forgets what this build knew about `url` and resolves it again (after a damaged blob was
     /// found while writing outputs).
     public func reload(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {

@@ -34,8 +34,11 @@ public struct PageRewriter: Sendable {
     ///   - priority: which images load first, chosen once for the page (`LoadingPriority`).
     ///   - inline: a small file's bytes, to write it into the page as a `data:` URI (nil: not inlined);
     ///     the page's images bring them (`PageImages.inline`).
+    ///   - pending: `imgbake serve`: the URL standing for an image not made yet (`PageImages.pending`);
+    ///     a reference to it is given that URL alone, as the image's widest file would be written.
     func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?,
-                 priority: LoadingPriority, inline: (StoredVariant) -> [UInt8]? = { _ in nil }) -> PageRewrite {
+                 priority: LoadingPriority, inline: (StoredVariant) -> [UInt8]? = { _ in nil },
+                 pending: (ImageSource) -> String? = { _ in nil }) -> PageRewrite {
         // Files named as the page refers to them: the public path, or relative to the page.
         let naming = OutputNaming.forPage(scan.file.path, kind: scan.file.kind, links: scan.links, output: output)
         let markup = ImageMarkup(output: output, placeholderKind: plan.settings.placeholder, renderer: renderer, naming: naming)
@@ -52,7 +55,13 @@ public struct PageRewriter: Sendable {
                 let users = scan.markdownImages.indices.filter { scan.markdownImages[$0].reference == index }
                 if !users.isEmpty && users.allSatisfy(convertedSlots.contains) { continue }
             }
-            guard let image = images(reference.source) else { continue }
+            guard let image = images(reference.source) else {
+                if let url = pending(reference.source) {
+                    draft.edits.append(Edit(reference.range, ReplacementText.value(url, in: reference.syntax)))
+                    draft.written[index] = url
+                }
+                continue
+            }
             let variants = image.variants(for: requests[index], plan: plan)
             guard let fallback = variants.widest(in: image.fallbackFormats) else { continue }
             if reference.kind == .imgSrc, let element = reference.element,

@@ -1,0 +1,277 @@
+import Foundation
+import Locking
+
+/// `imgbake serve`'s side of the library: the pages a generator's dev server answers, each planned as a
+/// build plans a page (`PagePlan.make`, with the dev server as the output target), and the image files
+/// those pages name, answered from the cache. Nothing is written but the cache.
+///
+///     upstream page ─▶ scan ─▶ PageModel ─▶ images: made before (cache) │ not yet (a pending URL) ─▶ PagePlan.make ─▶ bytes
+///     /_img/NAME ─▶ a file a page was given: its blob
+///     /_img/pending/ID ─▶ ImageDemand (coalesced per image) ─▶ the widest file in the source's format
+///
+/// A page never waits for an image to be made. An image whose variants are all in the cache is written
+/// as a build writes it (the same names, `srcset`, `sizes`, `<picture>`, LCP choice, inlining). One that
+/// is not is given one URL of its own, `pending/` and an id of its original key (a file's name holds its
+/// hash, unknown until it is made): asking for it makes every variant the page wants in one resolution
+/// and answers the widest file in the source's format; the next view of the page has the full markup.
+/// The site's own images are fetched from the dev server, which has them.
+public final class ServedSite: Sendable {
+    let plan: BuildPlan
+    let services: BuildServices
+    let demand: ImageDemand
+    let settings: PlanSettings
+    /// The dev server the pages come from, which also serves the site's own images.
+    public let upstream: RemoteURL
+    /// The path the browser asks image files under (`output.public_path`, made local when it is a CDN's).
+    public let imagesPath: String
+    /// Files pages were given, by name: what each is read from.
+    private let files = Locked([String: ServedFile]())
+    /// Images not made yet, by the id in their URL.
+    private let pending = Locked([String: PendingImage]())
+    private let counters = Locked(ServeTotals())
+
+    private struct ServedFile {
+        var blob: BlobID
+        var contentType: String
+    }
+
+    private struct PendingImage {
+        var wanted: ImageDemand.Wanted
+        /// The URL as the page wrote it: where the browser is sent when the image fails.
+        var original: String
+    }
+
+    /// Runs `body` with the site's services (cache, downloader, libvips), shut down afterwards.
+    public static func using<T: Sendable>(_ given: Configuration, upstream: RemoteURL, clock: any WallClock = SystemClock(),
+                                          _ body: @Sendable (ServedSite) async throws -> T) async throws -> T {
+        var config = given
+        // The browser asks the proxy for every file: a CDN public path would send it elsewhere.
+        if config.output.publicPathIsAbsolute { config.output.publicPath = "/" + config.output.imagesDirectory + "/" }
+        // The dev server is where the user said it is: its images may be fetched, loopback or not.
+        // A dev server on loopback writes its own URLs as localhost (Hugo) or 127.0.0.1: both reach it.
+        let port = upstream.effectivePort
+        let names = ["127.0.0.1", "localhost"].contains(upstream.host) ? ["127.0.0.1", "localhost"] : [upstream.host]
+        config.fetch.connectTo += names.map { "\($0):\(port):\(upstream.host == "localhost" ? "127.0.0.1" : upstream.host):\(port)" }
+        let plan = try BuildPlan(serving: config, now: clock.now())
+        let result: Result<T, any Error> = try await BuildServices.using(plan, clock: clock) { services throws(BuildError) in
+            let demand = ImageDemand(manager: services.manager, limit: config.fetch.concurrency + 2 * config.jobs, shard: nil)
+            let site = ServedSite(plan: plan, services: services, demand: demand, upstream: upstream)
+            do { return .success(try await body(site)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private init(plan: BuildPlan, services: BuildServices, demand: ImageDemand, upstream: RemoteURL) {
+        self.plan = plan
+        self.services = services
+        self.demand = demand
+        self.upstream = upstream
+        settings = plan.planSettings()
+        imagesPath = plan.ownPublicPath
+    }
+
+    /// What the session has done so far.
+    public var totals: ServeTotals { counters.withLock { $0 } }
+
+    // MARK: Pages
+
+    /// The path a page answered at `urlPath` with `contentType` has in the site, as a build would find
+    /// it (`/posts/a/` is `posts/a/index.html`), or nil when such a response is not a page imgbake
+    /// rewrites (HTML, CSS, RSS, Atom, JSON Feed).
+    public static func sitePath(urlPath: String, contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let ext: String
+        switch type {
+        case "text/html", "application/xhtml+xml": ext = "html"
+        case "text/css": ext = "css"
+        case "application/rss+xml", "application/atom+xml", "application/xml", "text/xml": ext = "xml"
+        case "application/feed+json", "application/json": ext = "json"
+        default: return nil
+        }
+        var path = String(urlPath.prefix { $0 != "?" && $0 != "#" }).removingPercentEncoding ?? urlPath
+        while path.hasPrefix("/") { path.removeFirst() }
+        if path.isEmpty || path.hasSuffix("/") { return path + "index." + ext }
+        if SourceFile.kind(forPath: path) == SourceFile.kind(forPath: "x." + ext) { return path }
+        return path + "." + ext
+    }
+
+    /// The page as a build would write it, for the browser; its images not in the cache yet are named by
+    /// pending URLs. Never waits for an image to be made.
+    public func page(_ bytes: [UInt8], sitePath path: String) async -> ServedPage {
+        let started = ContinuousClock.now
+        guard let scan = PageFile.scan(path, bytes, settings: plan.scanSettings) else {
+            var page = ServedPage(path: path)
+            page.diagnostics = [PageFile.tooDeep(path, bytes).diagnostic]
+            return page
+        }
+        let model = PageModel(scan, settings: plan.pageSettings)
+        let (images, counts) = await self.images(of: model)
+        let loaded = LoadedPage(path: path, bytes: bytes, hash: BlobID(of: bytes), siteStamp: FileStamp(size: bytes.count, modified: 0))
+        var input = PageInput(page: PageToBuild(path: path, source: .siteFile), source: .success(loaded))
+        input.gathered = .scanned(model)
+        input.images = images
+        let planned = PagePlan.make(input, settings)
+        files.withLock { files in
+            for file in planned.imageFiles {
+                files[file.fileName] = ServedFile(blob: file.blob, contentType: Self.contentType(of: file.fileName))
+            }
+        }
+        var page = counts
+        page.path = path
+        page.bytes = planned.write.flatMap { $0.isSource ? nil : $0.bytes }
+        page.references = planned.references
+        page.diagnostics = planned.diagnostics
+        page.milliseconds = Self.milliseconds(since: started)
+        counters.withLock { $0.pages += 1 }
+        return page
+    }
+
+    /// The page's images: each one resolved earlier in this session or wholly in the cache, or else a
+    /// pending URL (the page asks for them all at once; the demand merges what pages ask of one image).
+    private func images(of model: PageModel) async -> (PageImages, ServedPage) {
+        var counts = ServedPage(path: "")
+        let wanted = model.demand
+        guard !wanted.isEmpty else { return (PageImages(), counts) }
+        let fetched = wanted.map { (fetchedFrom($0.0), $0.1) }
+        let (keys, served, waiting) = await demand.ask(fetched)
+        var known: [OriginalKey: Resolution] = served
+        var ids: [OriginalKey: String] = [:]
+        for image in waiting {
+            if let cached = await services.manager.cached(image.source, request: image.request) {
+                known[image.key] = .resolved(cached, notes: [])
+            } else {
+                ids[image.key] = waitFor(image, original: wanted.first { fetchedFrom($0.0) == image.source }?.0.description ?? image.source.description)
+            }
+        }
+        var images = PageImages()
+        for ((source, _), (asked, _)) in zip(wanted, fetched) {
+            guard let key = keys[asked], images.keys[source] == nil else { continue }
+            images.keys[source] = key
+            if let resolution = known[key] {
+                images.resolutions[source] = resolution
+            } else if let id = ids[key] {
+                images.pending[source] = imagesPath + "pending/" + id
+            }
+        }
+        for resolution in known.values {
+            if case .failed = resolution { counts.failed += 1 } else { counts.cached += 1 }
+        }
+        counts.pending = ids.count
+        if plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
+        return (images, counts)
+    }
+
+    /// A site's own image is fetched from the dev server, which has it (there is no site folder).
+    private func fetchedFrom(_ source: ImageSource) -> ImageSource {
+        guard case .local(let path) = source else { return source }
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        return RemoteURL.resolve(plan.configuration.output.siteRoot + escaped, against: upstream).map(ImageSource.remote) ?? source
+    }
+
+    /// The id of an image's pending URL (from its key: the same image, the same URL on every page), with
+    /// what this page asks of it added to what earlier pages asked.
+    private func waitFor(_ image: ImageDemand.Wanted, original: String) -> String {
+        let id = String(BlobID(of: Array(image.key.string.utf8)).hex.prefix(20))
+        pending.withLock { pending in
+            if var known = pending[id] {
+                known.wanted.request = known.wanted.request.union(image.request)
+                pending[id] = known
+            } else {
+                pending[id] = PendingImage(wanted: image, original: original)
+            }
+        }
+        return id
+    }
+
+    /// The bytes of the files small enough to be written into a page (`output.inline_images`).
+    private func inlineBytes(_ images: PageImages) -> [BlobID: [UInt8]] {
+        var inline: [BlobID: [UInt8]] = [:]
+        for case .resolved(let image, _) in images.resolutions.values {
+            for variant in image.variants where variant.bytes <= plan.configuration.output.inlineBytes && variant.format != .svg {
+                if case .found(let bytes) = services.cache.readBlobHere(variant.blob) { inline[variant.blob] = bytes }
+            }
+        }
+        return inline
+    }
+
+    // MARK: Image files
+
+    /// The answer to a request for `name` under `imagesPath`: a file a page was given, or a pending
+    /// image made now; nil when it is neither (the dev server is asked).
+    public func image(named name: String) async -> ServedImage? {
+        if name.hasPrefix("pending/") { return await make(String(name.dropFirst("pending/".count))) }
+        guard let file = files.withLock({ $0[name] }) else { return nil }
+        guard case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
+            return .missing("\(name): its blob is gone from the cache or damaged; reload the page")
+        }
+        return .file(bytes: bytes, contentType: file.contentType, immutable: true)
+    }
+
+    /// A pending image: resolved (coalesced with every other request for it), answered with the widest
+    /// file in the source's format; when it fails, the browser is sent to the URL the page wrote.
+    private func make(_ id: String) async -> ServedImage? {
+        guard let image = pending.withLock({ $0[id] }) else { return nil }
+        let started = ContinuousClock.now
+        switch await demand.resolution(of: image.wanted) {
+        case .resolved(let resolved, _)?:
+            let variants = resolved.variants(for: image.wanted.request, plan: settings.rewriter.plan)
+            guard let file = variants.widest(in: resolved.fallbackFormats),
+                  case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
+                return .missing("\(image.original): made, but its file could not be read from the cache")
+            }
+            counters.withLock { $0.imagesMade += 1 }
+            return .file(bytes: bytes, contentType: file.format.mimeType, immutable: false,
+                         made: "\(image.original): \(resolved.source.width)×\(resolved.source.height), \(variants.count) files, \(Self.milliseconds(since: started)) ms")
+        case .failed(let failure)?:
+            counters.withLock { $0.imagesFailed += 1 }
+            return .redirect(to: image.original, why: "\(image.original): \(failure.reason); left as it is")
+        case nil:
+            return nil
+        }
+    }
+
+    static func contentType(of name: String) -> String {
+        guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }
+        let ext = name[name.index(after: dot)...].lowercased()
+        return ImageFormat.allCases.first { $0.fileExtension == ext || (ext == "jpg" && $0 == .jpeg) }?.mimeType ?? "application/octet-stream"
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// What became of one page served.
+public struct ServedPage: Sendable {
+    public var path: String
+    /// The page as rewritten; nil when it is answered as the dev server sent it.
+    public var bytes: [UInt8]?
+    public var references = 0
+    /// Images written as a build writes them (their files in the cache).
+    public var cached = 0
+    /// Images named by a pending URL, made when the browser asks for it.
+    public var pending = 0
+    /// Images that failed earlier in the session: their references keep their URLs.
+    public var failed = 0
+    public var diagnostics: [Diagnostic] = []
+    public var milliseconds = 0
+
+    init(path: String) { self.path = path }
+}
+
+/// The answer to a request for an image file.
+public enum ServedImage: Sendable {
+    /// `immutable`: the name holds the hash of the bytes. `made`: what was made to answer, for the terminal.
+    case file(bytes: [UInt8], contentType: String, immutable: Bool, made: String? = nil)
+    /// The image failed: the browser is sent to the URL the page wrote, and the terminal says why.
+    case redirect(to: String, why: String)
+    case missing(String)
+}
+
+/// What a serve session has done, for its summary.
+public struct ServeTotals: Sendable {
+    public var pages = 0
+    public var imagesMade = 0
+    public var imagesFailed = 0
+}

@@ -1,0 +1,113 @@
+import Foundation
+import ImgBake
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The HTTP proxy `imgbake serve` runs in front of a generator's dev server (docs/serve.md):
+///
+///     browser ─▶ ProxyHandler ─┬─ <images path>NAME ─▶ ServedSite.image (the cache; pending images made now)
+///                              ├─ Upgrade (live reload's websocket) ─▶ Tunnel: bytes both ways, unchanged
+///                              └─ anything else ─▶ Exchange ─▶ upstream ─┬─ a page (HTML, CSS, feed): whole,
+///                                                                        │  ServedSite.page, then answered
+///                                                                        └─ the rest: streamed through
+///
+/// One event loop per connection carries both sides of it (the browser's and the upstream's), so an
+/// exchange is never shared between threads and the upstream is read only as fast as the browser takes
+/// what it is sent. Rewriting a page runs on the library's page threads, off the loop.
+public final class ProxyServer: Sendable {
+    public struct Settings: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        public var upstream: Upstream
+        /// The command that starts the dev server, named on the error page when it does not answer.
+        public var command: [String] = []
+        /// Pages larger than this are streamed through unchanged (`build.max_page_size`).
+        public var maxPageBytes = 16 << 20
+
+        public init(upstream: Upstream) { self.upstream = upstream }
+    }
+
+    /// The dev server, as the proxy connects to it.
+    public struct Upstream: Sendable {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// As URLs the dev server writes name it (in a redirect's `Location`, say).
+        var origins: [String] {
+            let names = host == "127.0.0.1" || host == "localhost" ? ["127.0.0.1", "localhost"] : [host]
+            return names.map { "http://\($0):\(port)" }
+        }
+        var description: String { "http://\(host):\(port)" }
+    }
+
+    let settings: Settings
+    let site: ServedSite
+    let log: ServeLog
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+
+    /// Starts listening; `stop` ends it.
+    public init(_ settings: Settings, site: ServedSite, log: ServeLog) async throws {
+        self.settings = settings
+        self.site = site
+        self.log = log
+        // Two loops: the proxy's work per request is small next to the dev server's and libvips'.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let context = ProxyContext(settings: settings, site: site, log: log)
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handlers = ServerHandlers()
+                        try channel.pipeline.syncOperations.addHandlers([handlers.encoder, handlers.decoder, handlers.pipelining])
+                        try channel.pipeline.syncOperations.addHandler(ProxyHandler(context, handlers: handlers))
+                    }
+                }
+                .bind(host: settings.host, port: settings.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// The port the proxy listens on (the one asked for, or the one given for port 0).
+    public var port: Int { channel.localAddress?.port ?? settings.port }
+
+    public func stop() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// The server side's HTTP handlers of one connection, kept to be taken out when it becomes a tunnel.
+final class ServerHandlers {
+    let encoder = HTTPResponseEncoder()
+    /// Bytes after an upgrade request's head are handed on when the decoder is taken out.
+    let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
+    let pipelining = HTTPServerPipelineHandler()
+}
+
+/// What every connection's handler shares.
+struct ProxyContext: Sendable {
+    let settings: ProxyServer.Settings
+    let site: ServedSite
+    let log: ServeLog
+}
+
+/// Lines for the terminal, one per page or image made, each written whole.
+public struct ServeLog: Sendable {
+    private let write: @Sendable (String) -> Void
+
+    public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+
+    func line(_ text: String) { write(text) }
+}
