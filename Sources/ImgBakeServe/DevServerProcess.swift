@@ -16,8 +16,16 @@ public final class DevServerProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // Its own group; no signal blocked and the stopping ones at their defaults, whatever imgbake
+        // inherited (a shell's `&` ignores SIGINT, a test runner may block SIGTERM).
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
+        var none = sigset_t(), stopping = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        sigemptyset(&stopping)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&stopping, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &stopping)
         let arguments = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var child: pid_t = 0
@@ -38,14 +46,17 @@ public final class DevServerProcess: Sendable {
         }
     }
 
-    /// Stops the dev server and everything it started: SIGTERM to its group, SIGKILL after `grace`.
+    /// Stops the dev server and everything it started as Ctrl-C in a terminal would (SIGINT to its
+    /// group), then SIGTERM after `grace`, then SIGKILL.
     public func stop(grace: Duration = .seconds(3)) async {
-        kill(-pid, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline {
-            // Signal 0: the group still has a member.
-            if kill(-pid, 0) != 0 { return }
-            try? await Task.sleep(for: .milliseconds(50))
+        for signal in [SIGINT, SIGTERM] {
+            kill(-pid, signal)
+            let deadline = ContinuousClock.now + grace
+            while ContinuousClock.now < deadline {
+                // Signal 0: the group still has a member.
+                if kill(-pid, 0) != 0 { return }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
         }
         kill(-pid, SIGKILL)
     }

@@ -208,7 +208,7 @@ final class Exchange {
     /// HTML, CSS or a feed, in an encoding the proxy reads, no larger than `build.max_page_size`.
     private func pageToRewrite(_ response: HTTPResponseHead) -> String? {
         guard head.method == .GET, response.status == .ok, let type = response.headers["content-type"].first,
-              let sitePath = ServedSite.sitePath(urlPath: path, contentType: type) else { return nil }
+              let sitePath = proxy.site.sitePath(urlPath: path, contentType: type) else { return nil }
         let encoding = response.headers["content-encoding"].first?.lowercased() ?? "identity"
         guard encoding == "identity" || encoding == "gzip" else {
             proxy.log.line("warning: \(path): sent as \(encoding), which imgbake does not read; passed through as it is")

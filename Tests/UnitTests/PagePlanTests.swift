@@ -22,7 +22,7 @@ import Testing
         case missingUnavailable
     }
 
-    static let targets: [OutputTarget] = [.inPlace, .folder, .check(.inPlace), .check(.folder), .shard(.inPlace), .shard(.folder)]
+    static let targets: [OutputTarget] = [.inPlace, .folder, .check(.inPlace), .check(.folder), .shard(.inPlace), .shard(.folder), .devServer]
 
     // MARK: Inputs
 
@@ -96,7 +96,7 @@ import Testing
         #expect(plan.references == (failed ? 2 : 1))
         #expect(plan.diagnostics.contains { $0.message.contains("HTTP 404") } == failed)
         #expect(plan.report?.references.count == plan.references)
-        guard target.writesSite else {
+        guard target.rewritesPages else {
             #expect(plan.outcome == .notWritten(.target))
             #expect(plan.write == nil && plan.keep == nil && plan.imageFiles.isEmpty && plan.missing.isEmpty)
             #expect(!plan.state.complete && !plan.state.imagesKnown, "a page a target does not write keeps its last state, unsettled")
@@ -121,11 +121,29 @@ import Testing
             // Its source is kept, and the rewrite stands for it.
             #expect(plan.state.copy == .rewritten(source: BlobID(of: Self.html(images)), rewrites: [write.hash]))
             #expect(plan.keep?.hash == BlobID(of: Self.html(images)) && plan.keep?.isSource == true)
+        case .devServer:
+            // The page goes to the browser: the cache keeps no copy of it.
+            #expect(plan.state.copy == PageCopy.none && plan.keep == nil)
         default:
             // The page as written is kept, so that a lost output is written again from the cache.
             #expect(plan.state.copy == .written(kept: write.hash, output: nil))
             #expect(plan.keep?.hash == write.hash)
         }
+    }
+
+    /// `imgbake serve`: an image not made yet is named by its pending URL (its files' names are not
+    /// known), the others as a build names them; the page goes to the browser, nothing is kept.
+    @Test func aServedPageNamesAnImageNotMadeYetByItsPendingURL() throws {
+        var input = Self.input(.oneFailed)
+        let pending = try #require(input.images.resolutions.keys.first { $0.description.hasSuffix("gone.jpg") })
+        input.images.resolutions[pending] = nil
+        input.images.pending[pending] = "/_img/pending/0123abcd"
+        let plan = PagePlan.make(input, try Self.settings(.devServer))
+        let html = String(decoding: try #require(plan.write).bytes, as: UTF8.self)
+        #expect(plan.outcome == .rewritten && plan.localised == 2)
+        #expect(html.contains("<img src=\"/_img/pending/0123abcd\" alt=\"g\">") && !html.contains("gone.jpg"), "\(html)")
+        #expect(html.contains("/_img/a-") && plan.imageFiles.count == 1)
+        #expect(plan.keep == nil && plan.state.copy == PageCopy.none && !plan.state.complete)
     }
 
     /// A page with nothing to localise is left as it is: not rewritten in place, copied with `--out`.
@@ -137,7 +155,7 @@ import Testing
         input.images = PageImages()
         input.source = .success(LoadedPage(path: "p.html", bytes: bytes, hash: BlobID(of: bytes), siteStamp: Self.stamp, siteHash: BlobID(of: bytes)))
         let plan = PagePlan.make(input, try Self.settings(target))
-        guard target.writesSite else {
+        guard target.rewritesPages else {
             #expect(plan.outcome == .notWritten(.target))
             return
         }
@@ -295,6 +313,7 @@ import Testing
             [false, false, false, false, false, true, true, false, false], // --check --out
             [false, false, false, false, true, true, false, true, true], // --shard, in place
             [false, false, false, false, false, true, false, true, true], // --shard --out
+            [false, false, false, false, false, true, false, false, true], // serve
         ])
     }
 
@@ -308,4 +327,30 @@ import Testing
 
 extension PagePlanTests.Images {
     var namesMissingFile: Bool { self == .missingWritable || self == .missingUnavailable }
+}
+
+/// Where a response of the dev server is in the site, as a build would find it, and the dev server's
+/// port as its command gives it.
+@Suite struct ServePathTests {
+    @Test func aResponseIsThePageABuildWouldFindThere() {
+        let cases: [(String, String, String, String?)] = [
+            ("/", "text/html; charset=utf-8", "/", "index.html"),
+            ("/posts/first-light/", "text/html", "/", "posts/first-light/index.html"),
+            ("/posts/a.html?x=1", "text/html", "/", "posts/a.html"),
+            ("/posts/a", "text/html", "/", "posts/a.html"),
+            ("/css/site.css", "text/css", "/", "css/site.css"),
+            ("/index.xml", "application/rss+xml", "/", "index.xml"),
+            ("/feed", "application/atom+xml", "/", "feed.xml"),
+            ("/feed.json", "application/feed+json", "/", "feed.json"),
+            ("/docs/", "text/html", "/docs/", "index.html"),
+            ("/docs/guide/", "text/html", "/docs/", "guide/index.html"),
+            ("/other/", "text/html", "/docs/", nil),
+            ("/app.js", "text/javascript", "/", nil),
+            ("/img/a.jpg", "image/jpeg", "/", nil),
+            ("/caf%C3%A9/", "text/html", "/", "café/index.html"),
+        ]
+        for (url, type, root, expected) in cases {
+            #expect(ServedSite.sitePath(urlPath: url, contentType: type, siteRoot: root) == expected, "\(url) \(type) under \(root)")
+        }
+    }
 }

@@ -76,9 +76,13 @@ public final class ServedSite: Sendable {
     // MARK: Pages
 
     /// The path a page answered at `urlPath` with `contentType` has in the site, as a build would find
-    /// it (`/posts/a/` is `posts/a/index.html`), or nil when such a response is not a page imgbake
-    /// rewrites (HTML, CSS, RSS, Atom, JSON Feed).
-    public static func sitePath(urlPath: String, contentType: String) -> String? {
+    /// it (`/posts/a/` is `posts/a/index.html`; under `output.site_root`), or nil when such a response is
+    /// not a page imgbake rewrites (HTML, CSS, RSS, Atom, JSON Feed) or is outside the site.
+    public func sitePath(urlPath: String, contentType: String) -> String? {
+        Self.sitePath(urlPath: urlPath, contentType: contentType, siteRoot: plan.configuration.output.siteRoot)
+    }
+
+    static func sitePath(urlPath: String, contentType: String, siteRoot: String) -> String? {
         let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         let ext: String
         switch type {
@@ -88,7 +92,9 @@ public final class ServedSite: Sendable {
         case "application/feed+json", "application/json": ext = "json"
         default: return nil
         }
-        var path = String(urlPath.prefix { $0 != "?" && $0 != "#" }).removingPercentEncoding ?? urlPath
+        let decoded = String(urlPath.prefix { $0 != "?" && $0 != "#" }).removingPercentEncoding ?? urlPath
+        guard decoded.hasPrefix(siteRoot) || decoded + "/" == siteRoot else { return nil }
+        var path = String(decoded.dropFirst(min(siteRoot.count, decoded.count)))
         while path.hasPrefix("/") { path.removeFirst() }
         if path.isEmpty || path.hasSuffix("/") { return path + "index." + ext }
         if SourceFile.kind(forPath: path) == SourceFile.kind(forPath: "x." + ext) { return path }

@@ -1,0 +1,37 @@
+import NIOHTTP1
+import Testing
+@testable import ImgBakeServe
+
+/// The proxy's small decisions: the dev server's port from its command, the headers it never passes on,
+/// which requests become a tunnel.
+@Suite struct ServeProxyTests {
+    @Test func theDevServersPortComesFromItsCommandOrItsGenerator() {
+        #expect(DevServerPort.of(["hugo", "server", "--port", "1400"]) == 1400)
+        #expect(DevServerPort.of(["hugo", "server", "-p", "1401"]) == 1401)
+        #expect(DevServerPort.of(["hugo", "server", "--port=1402"]) == 1402)
+        #expect(DevServerPort.of(["mkdocs", "serve", "-a", "127.0.0.1:8100"]) == 8100)
+        #expect(DevServerPort.of(["mkdocs", "serve", "--dev-addr=localhost:8101"]) == 8101)
+        #expect(DevServerPort.of(["hugo", "server"]) == 1313)
+        #expect(DevServerPort.of(["/usr/bin/jekyll", "serve", "--livereload"]) == 4000)
+        #expect(DevServerPort.of(["npx", "@11ty/eleventy", "--serve"]) == 8080)
+        #expect(DevServerPort.of(["zola", "serve"]) == 1111)
+        #expect(DevServerPort.of(["make", "dev"]) == nil)
+    }
+
+    @Test func headersOfOneConnectionAreNotPassedOn() {
+        let headers = HTTPHeaders([("Connection", "keep-alive, X-Private"), ("Keep-Alive", "timeout=5"), ("X-Private", "1"),
+                                   ("Transfer-Encoding", "chunked"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("Content-Type", "text/html")])
+        let kept = HopByHop.removed(from: headers)
+        #expect(kept["set-cookie"] == ["a=1", "b=2"] && kept["content-type"] == ["text/html"])
+        #expect(kept["connection"].isEmpty && kept["keep-alive"].isEmpty && kept["x-private"].isEmpty && kept["transfer-encoding"].isEmpty)
+    }
+
+    @Test func anUpgradeRequestBecomesATunnel() {
+        let websocket = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/livereload",
+                                        headers: HTTPHeaders([("Connection", "keep-alive, Upgrade"), ("Upgrade", "websocket")]))
+        let plain = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/", headers: HTTPHeaders([("Connection", "keep-alive")]))
+        #expect(Tunnel.isUpgrade(websocket) && !Tunnel.isUpgrade(plain))
+        let bytes = Tunnel.requestBytes(websocket, upstream: .init(host: "127.0.0.1", port: 1313), allocator: .init())
+        #expect(String(buffer: bytes) == "GET /livereload HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nHost: 127.0.0.1:1313\r\n\r\n")
+    }
+}
