@@ -336,6 +336,34 @@ import ImgBakeTestSupport
         #expect(try await origin.stats().requests_total == 1)
     }
 
+    /// An image resolved twice in a build (a page asking later for more than the first resolution
+    /// made: a Markdown page's one file, then a page's `<picture>`) counts the variants of both
+    /// resolutions, not only those of the last, which made only what was missing.
+    @Test func variantsEncodedCountsEveryResolutionOfAnImage() async throws {
+        let origin = try Origin()
+        let folder = TemporaryFolder()
+        let (manager, _, transforms) = try makeCountingManager(origin: origin, cache: folder.path)
+        let demand = ImageDemand(manager: manager, limit: 2, shard: nil)
+        let source = ImageSource.remote(try #require(RemoteURL.resolve(origin.url("img/hubble.jpg"))))
+        let full = VariantRequest(widths: [60, 200], formats: [.webp, .original])
+        var encoded: [Int] = []
+        for request in [full.widestFallback, full] {
+            let (_, _, waiting) = await demand.ask([(source, request)])
+            for image in waiting {
+                guard case .resolved(let resolved, _)? = await demand.resolution(of: image) else {
+                    Issue.record("not resolved")
+                    return
+                }
+                encoded.append(resolved.encoded)
+            }
+        }
+        #expect(encoded.count == 2 && encoded.allSatisfy { $0 > 0 } && transforms.transforms == 2, "\(encoded)")
+        var summary = BuildSummary()
+        summary.count(await demand.resolvedSet())
+        #expect(summary.variantsEncoded == encoded.reduce(0, +), "\(summary.variantsEncoded) reported for \(encoded)")
+        #expect(summary.uniqueImages == 1 && summary.imagesDownloaded == 1)
+    }
+
     /// A page that finds its image's cached files damaged has it resolved again with what it asks for:
     /// the repair another page asked first, for fewer widths, does not stand for it.
     @Test func aRepairCoversWhatThePageAsks() async throws {

@@ -13,7 +13,7 @@ query as sent, as AWS does (see check_signatures_on_the_query_as_sent).
 moto turns authentication on after INITIAL_NO_AUTH_ACTION_COUNT unauthenticated actions; the four set-up
 calls below (create user, create key, attach policy, create bucket) are those.
 """
-import argparse, json, logging, os, socket, time
+import argparse, json, logging, os, socket, threading, time
 
 SETUP_ACTIONS = 4
 os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = str(SETUP_ACTIONS)
@@ -47,6 +47,30 @@ def check_signatures_on_the_query_as_sent():
     ActionAuthenticatorMixin._authenticate_and_authorize_action = as_sent
 
 
+def one_request_at_a_time():
+    """moto's S3 backend is not thread-safe, and ThreadedMotoServer serves each request on a thread of its
+    own. A PUT replacing an object disposes of the version it replaces (FakeKey.dispose closes its buffer)
+    while a GET of that version, or the PUT that wrote it, may still be reading it: "ValueError: I/O
+    operation on closed file", answered HTTP 500. Shards starting together all write layout.json, so a
+    shard's GET of it could fail so, and the build then goes on without the remote (a warning). Real S3
+    answers such a GET with one version or the other. So moto handles one request at a time here, the
+    answer's body read before the next goes in."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+    lock = threading.Lock()
+    dispatch = DomainDispatcherApplication.__call__
+
+    def serialised(self, environ, start_response):
+        with lock:
+            answer = dispatch(self, environ, start_response)
+            try:
+                return [b"".join(answer)]
+            finally:
+                if hasattr(answer, "close"):
+                    answer.close()
+
+    DomainDispatcherApplication.__call__ = serialised
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -61,6 +85,7 @@ def main():
     a = ap.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on the test's stderr
     check_signatures_on_the_query_as_sent()
+    one_request_at_a_time()
     port = a.port or free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()

@@ -69,6 +69,7 @@ extension BuildSummary {
     /// Adds the images of `set` to the counts.
     mutating func count(_ set: ResolvedSet) {
         uniqueImages = set.results.count
+        variantsEncoded += set.encoded.values.reduce(0, +)
         var hosts = Set<String>()
         defer { unreachableHosts = hosts.count }
         for result in set.results.values {
@@ -80,7 +81,6 @@ extension BuildSummary {
                     if let host = failure.host { hosts.insert(host) }
                 }
             case .resolved(let image, _):
-                variantsEncoded += image.encoded
                 switch image.origin {
                 case .cached: imagesCached += 1
                 case .downloaded: imagesDownloaded += 1

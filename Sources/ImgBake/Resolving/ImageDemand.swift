@@ -153,7 +153,7 @@ actor ImageDemand {
             entries[key]?.result = result
             entries[key]?.covered = request
         }
-        set.results[key] = result
+        set.add(result, of: key)
         return result
     }
 
@@ -194,7 +194,7 @@ actor ImageDemand {
         entry.running = false
         entry.result = result
         entry.covered = request
-        set.results[key] = result
+        set.add(result, of: key)
         for waiter in waiting { waiter.continuation.resume(returning: result) }
         // Pages that asked while it ran: served if this covered them, else it goes round again.
         let later = entry.waiters
@@ -225,6 +225,16 @@ struct ResolvedSet: Sendable {
     /// The union of what the references to each image ask for.
     var requests: [OriginalKey: VariantRequest] = [:]
     var results: [OriginalKey: Resolution] = [:]
+    /// The variants encoded for each image, over every resolution of it in this build: a page asking
+    /// later for more than the first resolution covered has it resolved again, and `results` keeps only
+    /// the last, which made only what was missing.
+    var encoded: [OriginalKey: Int] = [:]
+
+    /// One resolution of the image `key`: its result now, and what it encoded.
+    mutating func add(_ result: Resolution, of key: OriginalKey) {
+        results[key] = result
+        if case .resolved(let image, _) = result, image.encoded > 0 { encoded[key, default: 0] += image.encoded }
+    }
 
     /// Each image's notes (a repair, a stale copy used), once.
     var notes: [Diagnostic] {
