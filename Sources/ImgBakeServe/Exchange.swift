@@ -243,7 +243,7 @@ final class Exchange {
 
     private func rewritten(_ response: HTTPResponseHead, original: ByteBuffer, _ page: ServedPage?) {
         guard case .rewriting = state else { return }
-        let milliseconds = Self.milliseconds(since: started)
+        let milliseconds = ServedSite.milliseconds(since: started)
         guard let page else {
             proxy.log.line("warning: \(path): its gzip encoding did not decode; passed through as it is")
             respond(passedOn(response), body: original)
@@ -319,11 +319,6 @@ final class Exchange {
         self.context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
             if !keepAlive { context.value.close(promise: nil) }
         }
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = ContinuousClock.now - start
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
     static func describe(_ error: any Error) -> String {

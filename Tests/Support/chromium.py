@@ -8,11 +8,11 @@ import websocket
 class Browser:
     """Headless Chromium over its DevTools protocol (one page target, flat sessions)."""
 
-    def __init__(self, chromium, profile, details=False):
+    def __init__(self, chromium, profile, details=False, flags=()):
         self.details = details
         self.process = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                         "--disable-background-networking", "--remote-debugging-port=0", "--user-data-dir=" + profile,
-                                         "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                         "--disable-background-networking", "--remote-debugging-port=0", "--user-data-dir=" + profile]
+                                        + list(flags) + ["about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for line in self.process.stderr:
             match = re.search(r"DevTools listening on (ws://\S+)", line)
             if match:

@@ -63,8 +63,10 @@ class Page:
             browser.send(method, params, self.session)
 
     def wait_loaded(self, timeout):
-        """Waits for the next load event and a quiet network; returns seconds waited, or None."""
+        """Waits for the next load event and a quiet network; returns seconds waited, or None. `html` is
+        then the seconds until the page's own HTML had arrived."""
         browser, start, loaded, pending, last = self.browser, time.monotonic(), False, set(), time.monotonic()
+        document, self.html = None, None
         browser.ws.settimeout(0.1)
         try:
             while time.monotonic() - start < timeout:
@@ -78,7 +80,11 @@ class Page:
                     # A live reload's long poll (MkDocs) stays open: it is not the page loading.
                     if method == "Network.requestWillBeSent" and "livereload" not in params["request"]["url"]:
                         pending.add(params["requestId"])
-                    elif method in ("Network.loadingFinished", "Network.loadingFailed"):
+                        if params.get("type") == "Document" and document is None:
+                            document = params["requestId"]
+                    elif method == "Network.loadingFinished" and params["requestId"] == document and self.html is None:
+                        self.html = time.monotonic() - start
+                    if method in ("Network.loadingFinished", "Network.loadingFailed"):
                         pending.discard(params["requestId"])
                     elif method == "Page.loadEventFired" and not loaded:
                         loaded = time.monotonic() - start

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A dev server that misbehaves on request, for `imgbake serve`'s fault tests (serve_faults.py):
 
-  upstream.py --port P --origin http://images.test [--fail-first N]
+  upstream.py --port P --origin http://images.test [--corpus DIR]
 
-  /page?n=N        HTML with N remote images from ORIGIN (img/o1.jpg … cycling over the origin's files)
-  /sized?kb=K      HTML of about K KB with one remote image (latency measurements)
+  /page?n=N        HTML with N remote images from ORIGIN (cycling over Examples/images' files, or DIR's)
+  /sized?kb=K      HTML of about K KB with one remote image (latency measurements); &fresh=1: other bytes each time
   /big?mb=M        an HTML page of M MB, sent in 64 KB chunks without a length (chunked)
   /latin1          an ISO-8859-1 page (bytes that are not UTF-8) with one image
   /gzip            a gzip-encoded page with one image
@@ -16,7 +16,7 @@
   /asset.bin       1 MB of bytes, with Range support (206)
   /post            echoes a POST body
 """
-import argparse, gzip, http.server, socketserver, time, urllib.parse
+import argparse, gzip, http.server, os, socketserver, time, urllib.parse
 
 IMAGES = ["hubble.jpg", "coffee.png", "astronaut.jpg", "hubble-wide.jpg", "deep-field.gif", "astronaut-round.png"]
 ASSET = bytes(range(256)) * 4096
@@ -39,7 +39,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def page(self, images, filler=0):
-        tags = "".join('<img src="%s/img/%s?n=%d" alt="image %d">\n' % (self.server.origin, IMAGES[i % len(IMAGES)], i, i) for i in range(images))
+        # Past the list, the same images again under URLs of their own.
+        tags = "".join('<img src="%s/img/%s%s" alt="image %d">\n' % (self.server.origin, IMAGES[i % len(IMAGES)],
+                                                                     "" if i < len(IMAGES) else "?n=%d" % i, i) for i in range(images))
         text = "<p>" + "All work and no play. " * (filler // 23) + "</p>" if filler else ""
         return ("<!doctype html><html><head><title>t</title></head><body>%s%s</body></html>" % (tags, text)).encode()
 
@@ -52,7 +54,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if url.path == "/page":
             self.send(200, self.page(int(query.get("n", "3"))))
         elif url.path == "/sized":
-            self.send(200, self.page(1, filler=int(query.get("kb", "100")) * 1024))
+            body = self.page(1, filler=int(query.get("kb", "100")) * 1024)
+            if "fresh" in query:  # other bytes every time, as a page being edited
+                body = body.replace(b"<title>t</title>", b"<title>%d</title>" % time.monotonic_ns())
+            self.send(200, body)
         elif url.path == "/big":
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
@@ -108,12 +113,18 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     request_queue_size = 512
 
+    def handle_error(self, request, client_address):
+        pass  # a client that went away (wrk at the end of a run, a test disconnecting on purpose)
+
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--origin", required=True)
+    parser.add_argument("--corpus", help="name the images of this folder (served by the origin) instead")
     args = parser.parse_args()
+    if args.corpus:
+        IMAGES[:] = sorted(name for name in os.listdir(args.corpus) if name.lower().endswith((".jpg", ".jpeg", ".png")))
     server = Server(("127.0.0.1", args.port), Handler)
     server.origin = args.origin
     server.broken = 0

@@ -29,6 +29,16 @@ public final class ServedSite: Sendable {
     /// Images not made yet, by the id in their URL.
     private let pending = Locked([String: PendingImage]())
     private let counters = Locked(ServeTotals())
+    /// Pages rewritten with every image named by its files, by where they are and the dev server's
+    /// bytes: most pages come again unchanged (a reload, a second visit), and their rewrite stays the
+    /// same while their images do, which they do for the session (the cache is locked against `cache
+    /// gc` while imgbake serves). 64 MiB of them at most.
+    private let rewrites = Locked(MemoryCache<PageKey, ServedPage>(costLimit: 64 << 20))
+
+    private struct PageKey: Hashable, Sendable {
+        var path: String
+        var bytes: BlobID
+    }
 
     private struct ServedFile {
         var blob: BlobID
@@ -102,9 +112,20 @@ public final class ServedSite: Sendable {
     }
 
     /// The page as a build would write it, for the browser; its images not in the cache yet are named by
-    /// pending URLs. Never waits for an image to be made.
+    /// pending URLs. Never waits for an image to be made. Parsing and planning run on the page stage's
+    /// threads (`--jobs` of them), as in a build, however many requests come at once.
     public func page(_ bytes: [UInt8], sitePath path: String) async -> ServedPage {
+        await withTaskExecutorPreference(services.pages) { await self.planned(bytes, sitePath: path) }
+    }
+
+    private func planned(_ bytes: [UInt8], sitePath path: String) async -> ServedPage {
         let started = ContinuousClock.now
+        let key = PageKey(path: path, bytes: BlobID(of: bytes))
+        if var again = rewrites.withLock({ $0.value(for: key) }) {
+            again.milliseconds = Self.milliseconds(since: started)
+            counters.withLock { $0.pages += 1 }
+            return again
+        }
         guard let scan = PageFile.scan(path, bytes, settings: plan.scanSettings) else {
             var page = ServedPage(path: path)
             page.diagnostics = [PageFile.tooDeep(path, bytes).diagnostic]
@@ -112,7 +133,7 @@ public final class ServedSite: Sendable {
         }
         let model = PageModel(scan, settings: plan.pageSettings)
         let (images, counts) = await self.images(of: model)
-        let loaded = LoadedPage(path: path, bytes: bytes, hash: BlobID(of: bytes), siteStamp: FileStamp(size: bytes.count, modified: 0))
+        let loaded = LoadedPage(path: path, bytes: bytes, hash: key.bytes, siteStamp: FileStamp(size: bytes.count, modified: 0))
         var input = PageInput(page: PageToBuild(path: path, source: .siteFile), source: .success(loaded))
         input.gathered = .scanned(model)
         input.images = images
@@ -129,6 +150,10 @@ public final class ServedSite: Sendable {
         page.diagnostics = planned.diagnostics
         page.milliseconds = Self.milliseconds(since: started)
         counters.withLock { $0.pages += 1 }
+        if page.pending == 0 {
+            let cost = bytes.count + (page.bytes?.count ?? 0) + 256
+            rewrites.withLock { $0.set(page, for: key, cost: cost) }
+        }
         return page
     }
 
@@ -242,7 +267,8 @@ public final class ServedSite: Sendable {
         return ImageFormat.allCases.first { $0.fileExtension == ext || (ext == "jpg" && $0 == .jpeg) }?.mimeType ?? "application/octet-stream"
     }
 
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+    /// Whole milliseconds since `start`, as the terminal shows them.
+    public static func milliseconds(since start: ContinuousClock.Instant) -> Int {
         let elapsed = ContinuousClock.now - start
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
