@@ -250,11 +250,12 @@ public final class ServedSite: Sendable {
                   case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
                 return .missing("\(image.original): made, but its file could not be read from the cache")
             }
-            counters.withLock { $0.imagesMade += 1 }
-            return .file(bytes: bytes, contentType: file.format.mimeType, immutable: false,
-                         made: "\(image.original): \(resolved.source.width)×\(resolved.source.height), \(variants.count) files, \(Self.milliseconds(since: started)) ms")
+            // Many requests may wait on one image: it is counted, and told, once.
+            let first = counters.withLock { $0.made.insert(id).inserted }
+            let made = "\(image.original): \(resolved.source.width)×\(resolved.source.height), \(variants.count) files, \(Self.milliseconds(since: started)) ms"
+            return .file(bytes: bytes, contentType: file.format.mimeType, immutable: false, made: first ? made : nil)
         case .failed(let failure)?:
-            counters.withLock { $0.imagesFailed += 1 }
+            counters.withLock { _ = $0.failed.insert(id) }
             return .redirect(to: image.original, why: "\(image.original): \(failure.reason); left as it is")
         case nil:
             return nil
@@ -304,6 +305,9 @@ public enum ServedImage: Sendable {
 /// What a serve session has done, for its summary.
 public struct ServeTotals: Sendable {
     public var pages = 0
-    public var imagesMade = 0
-    public var imagesFailed = 0
+    /// Images made, and failed, by the id of their pending URL.
+    var made: Set<String> = []
+    var failed: Set<String> = []
+    public var imagesMade: Int { made.count }
+    public var imagesFailed: Int { failed.count }
 }
