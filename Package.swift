@@ -39,9 +39,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
         // Markdown front matter: YAML 1.1 as libyaml reads it, with each node's line and column.
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        // `imgbake serve`: the HTTP server and the upstream client (SwiftNIO), gzip for upstream pages.
+        // `imgbake serve`: the HTTP server and the upstream client (gzip: the stack's zlib, CShims.Zlib).
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // C libraries: the image stack (packaging/stack/stack.sh, docs/stack.md), in .build/stack, which
@@ -89,11 +88,10 @@ let package = Package(
         // `imgbake serve`: a proxy in front of a generator's dev server that rewrites its pages as a build
         // would (docs/serve.md). Its own module, so the library core does not depend on SwiftNIO.
         .target(name: "ImgBakeServe", dependencies: [
-            "ImgBake",
+            "ImgBake", "CShims",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "CompressNIO", package: "compress-nio"),
         ]),
         // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [

@@ -1,4 +1,4 @@
-import CompressNIO
+import CShims.Zlib
 import Foundation
 import ImgBake
 import NIOCore
@@ -228,16 +228,8 @@ final class Exchange {
         let gzip = response.headers["content-encoding"].first?.lowercased() == "gzip"
         // The page moves off the loop as bytes (a ByteBuffer is Sendable; the decoding is the page stage's).
         Task {
-            var bytes: [UInt8]?
-            if gzip {
-                var compressed = page
-                bytes = (try? compressed.decompress(with: .gzip(), maxSize: limit)).map { Array($0.readableBytesView) }
-            } else {
-                bytes = Array(page.readableBytesView)
-            }
-            var served: ServedPage?
-            if let bytes { served = await site.page(bytes, sitePath: sitePath) }
-            bound.eventLoop.execute { [served] in bound.value.rewritten(response, original: page, served) }
+            let served = await Exchange.served(page, gzip: gzip, limit: limit, site: site, sitePath: sitePath)
+            bound.eventLoop.execute { bound.value.rewritten(response, original: page, served) }
         }
     }
 
@@ -319,6 +311,22 @@ final class Exchange {
         self.context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
             if !keepAlive { context.value.close(promise: nil) }
         }
+    }
+
+    /// The page rewritten; nil when it was sent gzipped and does not inflate.
+    private static func served(_ page: ByteBuffer, gzip: Bool, limit: Int, site: ServedSite, sitePath: String) async -> ServedPage? {
+        let bytes = Array(page.readableBytesView)
+        guard let plain = gzip ? gunzip(bytes, limit: limit) : bytes else { return nil }
+        return await site.page(plain, sitePath: sitePath)
+    }
+
+    /// A gzipped page's bytes, nil when they do not inflate or come to more than `limit`.
+    static func gunzip(_ compressed: [UInt8], limit: Int) -> [UInt8]? {
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard imgbake_gunzip(compressed, compressed.count, limit, &out, &length) == 0, let out else { return nil }
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: length))
     }
 
     static func describe(_ error: any Error) -> String {

@@ -5,7 +5,8 @@
 
 Prints what it measured as JSON; exit 1 when a check fails. Checks, in order: the upstream down (a 502
 page naming it), then up: a 500 passed through, a slow answer not holding others back, a page that is
-not UTF-8 rewritten with its other bytes intact, a gzip page rewritten, a redirect's Location made the
+not UTF-8 rewritten with its other bytes intact, a page too deep to parse passed through unchanged (and
+said so), a gzip page rewritten, a redirect's Location made the
 proxy's, cookies both ways, a range request, a POST, a pending image made and a failing one sent to its
 URL, a 50 MB page streamed with imgbake's peak memory at most 150 MiB, 200 concurrent connections, a
 client that disconnects mid-response; then SIGINT: imgbake ends, leaving no temporary file in the cache.
@@ -89,6 +90,10 @@ def main():
         check(status == 200 and b"Caf\xe9 cr\xe8me" in body and b"/_img/pending/" in body and b"images.test" not in body,
               "a page that is not UTF-8: %d %r" % (status, body[:300]))
 
+        status, headers, body = get(proxy, "/deep")
+        check(status == 200 and body.count(b"<div>") == 20000 and b"http://images.test/img/hubble.jpg" in body,
+              "a page too deep to parse is passed through unchanged: %d, %d bytes" % (status, len(body)))
+
         status, headers, body = get(proxy, "/gzip", {"Accept-Encoding": "gzip"})
         check(status == 200 and b"/_img/pending/" in body and "content-encoding" not in headers, "a gzip page: %d %s %r" % (status, headers, body[:200]))
 
@@ -170,7 +175,9 @@ def main():
         temporaries = [os.path.join(folder, name) for folder, _, names in os.walk(args.cache) for name in names if ".tmp" in name]
         check(not temporaries, "temporary files left in the cache: %s" % temporaries)
         log.seek(0)
-        report["log"] = log.read().splitlines()[-30:]
+        printed = log.read()
+        check("deep, more than" in printed, "no warning about the page too deep to parse")
+        report["log"] = printed.splitlines()[-30:]
     report["failures"] = failures
     print(json.dumps(report, indent=1))
     sys.exit(1 if failures else 0)

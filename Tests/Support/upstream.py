@@ -8,6 +8,7 @@
   /big?mb=M        an HTML page of M MB, sent in 64 KB chunks without a length (chunked)
   /latin1          an ISO-8859-1 page (bytes that are not UTF-8) with one image
   /gzip            a gzip-encoded page with one image
+  /deep            HTML nested 20,000 elements deep (more than imgbake parses), with one image
   /broken          HTML naming an image the origin does not have
   /error           500, with an HTML body naming an image
   /slow?s=S        answers after S seconds
@@ -78,6 +79,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(200, body, "text/html; charset=iso-8859-1")
         elif url.path == "/gzip":
             self.send(200, gzip.compress(self.page(1)), headers=[("Content-Encoding", "gzip")])
+        elif url.path == "/deep":
+            self.send(200, b"<html><body>" + b"<div>" * 20000 + b'<img src="%s/img/hubble.jpg">' % self.server.origin.encode() + b"</body></html>")
         elif url.path == "/broken":
             self.send(200, b'<html><body><img src="%s/img/missing.jpg" alt="gone"></body></html>' % self.server.origin.encode())
         elif url.path == "/error":

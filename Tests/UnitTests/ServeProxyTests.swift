@@ -34,4 +34,14 @@ import Testing
         let bytes = Tunnel.requestBytes(websocket, upstream: .init(host: "127.0.0.1", port: 1313), allocator: .init())
         #expect(String(buffer: bytes) == "GET /livereload HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nHost: 127.0.0.1:1313\r\n\r\n")
     }
+
+    /// A gzipped page inflates with the stack's zlib; a damaged or too large one does not.
+    @Test func aGzippedPageInflates() {
+        let gzipped: [UInt8] = [31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 179, 41, 176, 203, 72, 205, 201, 201, 215, 81, 40, 72, 76, 79, 181, 209,
+                                47, 176, 3, 0, 220, 53, 77, 55, 18, 0, 0, 0]
+        #expect(Exchange.gunzip(gzipped, limit: 1 << 20) == Array("<p>hello, page</p>".utf8))
+        #expect(Exchange.gunzip(gzipped, limit: 10) == nil, "more than the limit")
+        #expect(Exchange.gunzip(Array(gzipped.prefix(20)), limit: 1 << 20) == nil, "cut short")
+        #expect(Exchange.gunzip(Array("<p>not gzip</p>".utf8), limit: 1 << 20) == nil)
+    }
 }
