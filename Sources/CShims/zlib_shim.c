@@ -34,10 +34,10 @@ int imgbake_gunzip(const unsigned char *in, size_t length, size_t max_out, unsig
         uInt before = stream.avail_out;
         int step = inflate(&stream, Z_NO_FLUSH);
         used += before - stream.avail_out;
-        if (step == Z_STREAM_END) { status = 0; break; }
+        // One gzip member, and nothing after it (a page is not sent as several).
+        if (step == Z_STREAM_END) { status = stream.avail_in == 0 && left == 0 ? 0 : -1; break; }
         if (step == Z_BUF_ERROR && stream.avail_in == 0 && left == 0) { status = -1; break; }
         if (step != Z_OK && step != Z_BUF_ERROR) { status = -1; break; }
-        if (used > max_out) { status = -2; break; }
     }
     inflateEnd(&stream);
     if (status != 0) { free(buffer); return status; }

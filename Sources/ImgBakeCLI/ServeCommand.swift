@@ -8,13 +8,12 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Stand in front of a generator's dev server and show its pages with their images as a build makes them.",
+        // One paragraph: the manual page is made from it, and groff warns of an empty line (lintian).
         discussion: """
-        imgbake serve --upstream http://127.0.0.1:1313
-        imgbake serve -- hugo server --port 1313
-
-        Pages (HTML, CSS, feeds) are rewritten as `imgbake build` writes them; their images come from the cache, \
-        and those not in it are made when the browser asks for them. Everything else, live reload included, \
-        passes through. Nothing is written but the cache. See docs/serve.md.
+        `imgbake serve --upstream http://127.0.0.1:1313`, or `imgbake serve -- hugo server --port 1313` to start \
+        the dev server too. Pages (HTML, CSS, feeds) are rewritten as `imgbake build` writes them; their images \
+        come from the cache, and those not in it are made as the pages name them. Everything else, live reload \
+        included, passes through. Nothing is written but the cache. See docs/serve.md.
         """)
 
     @Option(help: ArgumentHelp("The dev server's address (default: 127.0.0.1 and the port of COMMAND).", valueName: "URL"))
@@ -69,22 +68,25 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.error("imgbake serve: warning: listening on \(host): the dev server and imgbake's cache are open to the network")
         }
 
-        let child: DevServerProcess?
-        do { child = command.isEmpty ? nil : try DevServerProcess(command) } catch {
-            Terminal.error("imgbake: error: \(error)")
-            throw ExitCode(1)
-        }
+        // Ctrl-C, SIGTERM and a closed terminal are imgbake's from now on: the dev server, started once
+        // imgbake listens, is stopped with it whenever one comes.
+        let (stop, sources) = StopSignal.start()
+        defer { for source in sources { source.cancel() } }
         var settings = ProxyServer.Settings(upstream: .init(host: upstream.host, port: upstream.effectivePort))
         settings.host = host
         settings.port = port
         settings.command = command
         settings.maxPageBytes = config.maxPageBytes
-        let log = ServeLog { Terminal.error($0) }, proxy = settings
-        let stop = StopSignal()
+        let log = ServeLog { Terminal.error($0) }, proxy = settings, command = self.command
         let status: Int32
         do {
-            status = try await ServedSite.using(config, upstream: upstream) { site in
+            status = try await ServedSite.using(config, upstream: upstream, announce: log.line) { site in
                 let server = try await ProxyServer(proxy, site: site, log: log)
+                let child: DevServerProcess?
+                do { child = command.isEmpty ? nil : try DevServerProcess(command) } catch {
+                    await server.stop()
+                    throw error
+                }
                 Terminal.error("imgbake serve: http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/ shows \(upstream.hostKey)/ with its images made by imgbake (Ctrl-C stops)")
                 let status = await stop.wait(for: child)
                 await server.stop()
@@ -94,11 +96,12 @@ struct ServeCommand: AsyncParsableCommand {
                 return status
             }
         } catch let error as BuildError {
-            await child?.stop()
             Terminal.error("imgbake: error: \(error.message)")
             throw ExitCode(error.kind == .usage ? 2 : 1)
+        } catch let error as ServeError {
+            Terminal.error("imgbake: error: \(error)")
+            throw ExitCode(1)
         } catch {
-            await child?.stop()
             Terminal.error("imgbake: error: cannot listen on \(host):\(port): \(error)")
             throw ExitCode(1)
         }
@@ -119,27 +122,30 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// What ends a serve session: Ctrl-C (SIGINT), SIGTERM, or the dev server ending by itself (its status
-/// becomes imgbake's).
-final class StopSignal: Sendable {
-    func wait(for child: DevServerProcess?) async -> Int32 {
+/// What ends a serve session: Ctrl-C (SIGINT), SIGTERM, the terminal closing (SIGHUP), or the dev
+/// server ending by itself (its status becomes imgbake's). Taken from the moment `start` returns, so
+/// that one coming while the cache opens still stops the dev server.
+struct StopSignal: Sendable {
+    private let stream: AsyncStream<Int32>
+    private let continuation: AsyncStream<Int32>.Continuation
+
+    /// The signal, and the sources that feed it: kept (and cancelled) by the caller while it serves.
+    static func start() -> (StopSignal, [any DispatchSourceSignal]) {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
             source.setEventHandler { continuation.yield(0) }
             source.resume()
-            sources.append(source)
+            return source
         }
-        let watcher = child.map { child in Task { continuation.yield(await child.wait()) } }
-        var status: Int32 = 0
-        for await value in stream {
-            status = value
-            break
-        }
-        for source in sources { source.cancel() }
-        _ = watcher
-        return status
+        return (StopSignal(stream: stream, continuation: continuation), sources)
+    }
+
+    func wait(for child: DevServerProcess?) async -> Int32 {
+        let watcher = child.map { [continuation] child in Task { continuation.yield(await child.wait()) } }
+        defer { watcher?.cancel() }
+        for await status in stream { return status }
+        return 0
     }
 }

@@ -5,14 +5,17 @@ import Glibc
 
 /// A generator's dev server started by `imgbake serve -- COMMAND`: in a process group of its own (so
 /// that stopping it stops whatever it started, and the terminal's Ctrl-C reaches imgbake, which stops
-/// it), its output the terminal's.
+/// it), its output the terminal's. Its input is /dev/null: a process group in the background that read
+/// the terminal would be stopped (SIGTTIN), and with it the site.
 public final class DevServerProcess: Sendable {
-    public let command: [String]
     public let pid: pid_t
 
     public init(_ command: [String]) throws {
         guard let program = command.first else { throw ServeError("serve -- COMMAND: no command given") }
-        self.command = command
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -29,7 +32,7 @@ public final class DevServerProcess: Sendable {
         let arguments = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var child: pid_t = 0
-        let status = posix_spawnp(&child, program, nil, &attributes, arguments, environ)
+        let status = posix_spawnp(&child, program, &actions, &attributes, arguments, environ)
         guard status == 0 else { throw ServeError("cannot start \(program): \(String(cString: strerror(status)))") }
         pid = child
     }
@@ -67,18 +70,24 @@ public final class DevServerProcess: Sendable {
 /// 4000, Eleventy 8080, Zola 1111, Astro 4321, Sphinx (sphinx-autobuild) 8000.
 public enum DevServerPort {
     public static func of(_ command: [String]) -> Int? {
+        let programs = command.prefix(3).map { ($0 as NSString).lastPathComponent.lowercased() }
+        let jekyll = programs.contains("jekyll")
         for (index, argument) in command.enumerated() {
             let next = index + 1 < command.count ? command[index + 1] : nil
-            for flag in ["--port", "-p"] {
+            // Jekyll's `-p` is its plugins folder; its port is `-P`.
+            for flag in ["--port", jekyll ? "-P" : "-p"] {
                 if argument == flag, let next, let port = Int(next) { return port }
                 if argument.hasPrefix(flag + "="), let port = Int(argument.dropFirst(flag.count + 1)) { return port }
             }
             for flag in ["-a", "--dev-addr", "--bind", "--interface"] {
                 let value = argument == flag ? next : argument.hasPrefix(flag + "=") ? String(argument.dropFirst(flag.count + 1)) : nil
-                if let value, let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]) { return port }
+                // HOST:PORT or [IPV6]:PORT; an address alone (`::1`) names no port.
+                guard let value, let colon = value.lastIndex(of: ":"), !value.hasPrefix(":") || value.hasPrefix("["),
+                      value.filter({ $0 == ":" }).count == 1 || value.hasPrefix("["),
+                      let port = Int(value[value.index(after: colon)...]) else { continue }
+                return port
             }
         }
-        let programs = command.prefix(3).map { ($0 as NSString).lastPathComponent.lowercased() }
         let defaults: [(String, Int)] = [("hugo", 1313), ("mkdocs", 8000), ("jekyll", 4000), ("eleventy", 8080), ("@11ty/eleventy", 8080),
                                          ("zola", 1111), ("astro", 4321), ("sphinx-autobuild", 8000)]
         return defaults.first { name, _ in programs.contains(name) }?.1

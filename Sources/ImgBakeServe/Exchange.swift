@@ -17,8 +17,11 @@ final class Exchange {
     private var upstream: (any Channel)?
     /// Request parts that arrived before the upstream connection was up.
     private var queued: [HTTPClientRequestPart] = []
-    private var requestEnded = false
     private var state = State.starting
+    /// Answered from the images path: the request goes no further.
+    private var local = false
+    /// The answer's end is the connection's (HTTP/1.0 without a length): it is closed after.
+    private var closesAfter = false
 
     private enum State {
         /// Asking the images path, or connecting, or waiting for the upstream's head.
@@ -44,6 +47,7 @@ final class Exchange {
     func begin() {
         let images = proxy.site.imagesPath
         if head.method == .GET || head.method == .HEAD, images.hasPrefix("/"), path.hasPrefix(images) {
+            local = true
             let name = String(path.dropFirst(images.count)).removingPercentEncoding ?? ""
             let bound = NIOLoopBound(self, eventLoop: loop), site = proxy.site
             Task {
@@ -59,13 +63,12 @@ final class Exchange {
 
     func requestBody(_ buffer: ByteBuffer) { send(.body(.byteBuffer(buffer))) }
 
-    func requestEnd() {
-        requestEnded = true
-        send(.end(nil))
-    }
+    func requestEnd() { send(.end(nil)) }
 
+    /// A part of the request to the upstream; dropped once the answer is out or when no upstream is asked.
     private func send(_ part: HTTPClientRequestPart) {
-        if let upstream { upstream.writeAndFlush(part, promise: nil) } else { queued.append(part) }
+        if case .done = state { return }
+        if let upstream { upstream.writeAndFlush(part, promise: nil) } else if !local { queued.append(part) }
     }
 
     // MARK: The images path
@@ -74,15 +77,14 @@ final class Exchange {
         guard case .starting = state else { return }
         switch answer {
         case nil:
+            local = false
             connect()
-        case .file(let bytes, let contentType, let immutable, let made)?:
-            if let made { proxy.log.line("  made \(made)") }
+        case .file(let bytes, let contentType, let immutable)?:
             var headers = HTTPHeaders()
             headers.add(name: "content-type", value: contentType)
             headers.add(name: "cache-control", value: immutable ? "public, max-age=31536000, immutable" : "no-cache")
             respond(.ok, headers, body: bytes)
-        case .redirect(let url, let why)?:
-            proxy.log.line("warning: \(why)")
+        case .redirect(let url)?:
             var headers = HTTPHeaders()
             headers.add(name: "location", value: url)
             headers.add(name: "cache-control", value: "no-store")
@@ -233,19 +235,24 @@ final class Exchange {
         }
     }
 
-    private func rewritten(_ response: HTTPResponseHead, original: ByteBuffer, _ page: ServedPage?) {
+    private func rewritten(_ response: HTTPResponseHead, original: ByteBuffer, _ served: Result<ServedPage, Inflation>) {
         guard case .rewriting = state else { return }
         let milliseconds = ServedSite.milliseconds(since: started)
-        guard let page else {
-            proxy.log.line("warning: \(path): its gzip encoding did not decode; passed through as it is")
+        let page: ServedPage
+        switch served {
+        case .success(let rewritten): page = rewritten
+        case .failure(let why):
+            proxy.log.line("warning: \(path): " + (why == .tooLarge ? "larger than build.max_page_size (\(proxy.settings.maxPageBytes) bytes) once inflated"
+                                                                       : "its gzip encoding did not decode") + "; passed through as it is")
             respond(passedOn(response), body: original)
             return
         }
         for diagnostic in page.diagnostics { proxy.log.line(diagnostic.description) }
         var summary = "\(head.method.rawValue) \(head.uri) · \(page.references) reference\(page.references == 1 ? "" : "s")"
-        if page.cached > 0 { summary += " · \(page.cached) cached" }
-        if page.pending > 0 { summary += " · \(page.pending) to make" }
-        if page.failed > 0 { summary += " · \(page.failed) failed" }
+        if page.images.cached > 0 { summary += " · \(page.images.cached) cached" }
+        if page.images.pending > 0 { summary += " · \(page.images.pending) to make" }
+        if page.images.failed > 0 { summary += " · \(page.images.failed) failed" }
+        if page.remembered { summary += " · as before" }
         proxy.log.line(summary + " · \(milliseconds) ms")
         guard let bytes = page.bytes else {
             respond(passedOn(response), body: original)
@@ -272,7 +279,11 @@ final class Exchange {
                 break
             }
         }
-        // Without a length, NIO's encoder frames the body as chunks again.
+        // Without a length, NIO's encoder frames the body as chunks again; for an HTTP/1.0 browser the
+        // connection's end is the body's.
+        if head.version.major == 1 && head.version.minor == 0 && headers["content-length"].isEmpty && head.method != .HEAD {
+            closesAfter = true
+        }
         return HTTPResponseHead(version: head.version, status: response.status, headers: headers)
     }
 
@@ -307,26 +318,34 @@ final class Exchange {
         state = .done
         upstream?.close(promise: nil)
         upstream = nil
-        let keepAlive = head.isKeepAlive, context = NIOLoopBound(self.context, eventLoop: loop)
+        let keepAlive = head.isKeepAlive && !closesAfter, context = NIOLoopBound(self.context, eventLoop: loop)
         self.context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
             if !keepAlive { context.value.close(promise: nil) }
         }
     }
 
-    /// The page rewritten; nil when it was sent gzipped and does not inflate.
-    private static func served(_ page: ByteBuffer, gzip: Bool, limit: Int, site: ServedSite, sitePath: String) async -> ServedPage? {
+    /// The page rewritten, or why a gzipped one was not.
+    private static func served(_ page: ByteBuffer, gzip: Bool, limit: Int, site: ServedSite, sitePath: String) async -> Result<ServedPage, Inflation> {
         let bytes = Array(page.readableBytesView)
-        guard let plain = gzip ? gunzip(bytes, limit: limit) : bytes else { return nil }
-        return await site.page(plain, sitePath: sitePath)
+        let plain = gzip ? gunzip(bytes, limit: limit) : .success(bytes)
+        switch plain {
+        case .success(let bytes): return .success(await site.page(bytes, sitePath: sitePath))
+        case .failure(let why): return .failure(why)
+        }
     }
 
-    /// A gzipped page's bytes, nil when they do not inflate or come to more than `limit`.
-    static func gunzip(_ compressed: [UInt8], limit: Int) -> [UInt8]? {
+    enum Inflation: Error {
+        case damaged, tooLarge
+    }
+
+    /// A gzipped page's bytes: not a whole gzip stream, or more than `limit` bytes, is a failure.
+    static func gunzip(_ compressed: [UInt8], limit: Int) -> Result<[UInt8], Inflation> {
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
-        guard imgbake_gunzip(compressed, compressed.count, limit, &out, &length) == 0, let out else { return nil }
+        let status = imgbake_gunzip(compressed, compressed.count, limit, &out, &length)
+        guard status == 0, let out else { return .failure(status == -2 ? .tooLarge : .damaged) }
         defer { free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: length))
+        return .success(Array(UnsafeBufferPointer(start: out, count: length)))
     }
 
     static func describe(_ error: any Error) -> String {

@@ -11,15 +11,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     let proxy: ProxyContext
-    let handlers: ServerHandlers
     private var exchange: Exchange?
     /// The connection is becoming a tunnel: what is left of the upgrade request is not forwarded.
     private var tunnelling = false
 
-    init(_ proxy: ProxyContext, handlers: ServerHandlers) {
-        self.proxy = proxy
-        self.handlers = handlers
-    }
+    init(_ proxy: ProxyContext) { self.proxy = proxy }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !tunnelling else { return }

@@ -39,10 +39,7 @@ public final class ProxyServer: Sendable {
         }
 
         /// As URLs the dev server writes name it (in a redirect's `Location`, say).
-        var origins: [String] {
-            let names = host == "127.0.0.1" || host == "localhost" ? ["127.0.0.1", "localhost"] : [host]
-            return names.map { "http://\($0):\(port)" }
-        }
+        var origins: [String] { ServedSite.names(ofHost: host).map { "http://\($0):\(port)" } }
         var description: String { "http://\(host):\(port)" }
     }
 
@@ -67,9 +64,11 @@ public final class ProxyServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        let handlers = ServerHandlers()
-                        try channel.pipeline.syncOperations.addHandlers([handlers.encoder, handlers.decoder, handlers.pipelining])
-                        try channel.pipeline.syncOperations.addHandler(ProxyHandler(context, handlers: handlers))
+                        // NIO's own server pipeline: its decoder tells its encoder which requests were HEADs,
+                        // whose answers carry no body, however the upstream framed them.
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                        try pipeline.addHandler(ProxyHandler(context))
                     }
                 }
                 .bind(host: settings.host, port: settings.port).get()
@@ -88,14 +87,6 @@ public final class ProxyServer: Sendable {
     }
 }
 
-/// The server side's HTTP handlers of one connection, kept to be taken out when it becomes a tunnel.
-final class ServerHandlers {
-    let encoder = HTTPResponseEncoder()
-    /// Bytes after an upgrade request's head are handed on when the decoder is taken out.
-    let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
-    let pipelining = HTTPServerPipelineHandler()
-}
-
 /// What every connection's handler shares.
 struct ProxyContext: Sendable {
     let settings: ProxyServer.Settings
@@ -109,5 +100,5 @@ public struct ServeLog: Sendable {
 
     public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
 
-    func line(_ text: String) { write(text) }
+    public func line(_ text: String) { write(text) }
 }

@@ -12,8 +12,7 @@ enum Tunnel {
             && head.headers["connection"].contains { $0.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "upgrade" } }
     }
 
-    /// Connects to the upstream, sends it the request's head, then takes the HTTP handlers out of the
-    /// browser's connection (the decoder hands on what it read past the head) and glues the two.
+    /// Connects to the upstream, sends it the request's head, then glues the two connections.
     static func open(_ head: HTTPRequestHead, from context: ChannelHandlerContext, handler: ProxyHandler) {
         let loop = context.eventLoop, upstream = handler.proxy.settings.upstream
         let (browserSide, upstreamSide) = GlueHandler.pair()
@@ -37,13 +36,15 @@ enum Tunnel {
                     context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in boundContext.value.close(promise: nil) }
                 case .success(let channel):
                     channel.writeAndFlush(requestBytes(head, upstream: upstream, allocator: channel.allocator), promise: nil)
-                    let pipeline = context.pipeline.syncOperations, handlers = handler.handlers
+                    // The glue goes first in the browser's pipeline: from now on it takes every byte read
+                    // and writes straight to the socket, and the HTTP handlers behind it see nothing more
+                    // (whatever NIO's server pipeline is made of). A websocket client sends nothing before
+                    // the upgrade's answer, so the decoder holds no bytes past the request's head.
+                    // The pipelining handler holds reads back until an answer is written, which none will be.
                     do {
-                        try pipeline.addHandler(boundBrowserSide.value)
-                        pipeline.removeHandler(handlers.pipelining, promise: nil)
-                        pipeline.removeHandler(context: context, promise: nil)
-                        pipeline.removeHandler(handlers.decoder, promise: nil)
-                        pipeline.removeHandler(handlers.encoder, promise: nil)
+                        let pipeline = context.pipeline.syncOperations
+                        try pipeline.addHandler(boundBrowserSide.value, position: .first)
+                        pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
                     } catch {
                         channel.close(promise: nil)
                         context.close(promise: nil)
@@ -79,7 +80,14 @@ final class GlueHandler: ChannelDuplexHandler {
         return (first, second)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // The partner may have asked to read before this side was there to take what it reads.
+        if let partner, partner.readPending, context.channel.isWritable {
+            partner.readPending = false
+            partner.context?.read()
+        }
+    }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil

@@ -33,10 +33,10 @@ import Testing
             let path = try #require(served.sitePath(urlPath: "/posts/a/", contentType: "text/html; charset=utf-8"))
             let page = await served.page(Array(Self.html.utf8), sitePath: path)
             #expect(page.bytes.map { String(decoding: $0, as: UTF8.self) } == built)
-            #expect(page.cached == 3 && page.pending == 0 && page.references == 5)
+            #expect(page.images.cached == 3 && page.images.pending == 0 && page.references == 5)
             // Every file the page names is answered, with the bytes the build wrote.
             for name in Set(built.matches(of: /\/_img\/([^" ,)]+)/).map { String($0.output.1) }) {
-                guard case .file(let bytes, let type, let immutable, _)? = await served.image(named: name) else {
+                guard case .file(let bytes, let type, let immutable)? = await served.image(named: name) else {
                     Issue.record("\(name) is not served")
                     continue
                 }
@@ -60,7 +60,7 @@ import Testing
         try await ServedSite.using(config, upstream: upstream) { served in
             let cold = await served.page(bytes, sitePath: "index.html")
             let text = String(decoding: try #require(cold.bytes), as: UTF8.self)
-            #expect(cold.pending == 3 && cold.cached == 0)
+            #expect(cold.images.pending == 3 && cold.images.cached == 0)
             let pending = Set(text.matches(of: /\/_img\/pending\/([0-9a-f]+)/).map { String($0.output.1) })
             #expect(pending.count == 3 && !text.contains("images.test/img/hubble.jpg"), "\(text)")
             // Ten requests for each at once: each image downloaded once.
@@ -68,7 +68,7 @@ import Testing
                 for id in pending {
                     for _ in 0..<10 {
                         group.addTask {
-                            guard case .file(let image, _, let immutable, _)? = await served.image(named: "pending/" + id) else {
+                            guard case .file(let image, _, let immutable)? = await served.image(named: "pending/" + id) else {
                                 Issue.record("pending/\(id) was not made")
                                 return
                             }
@@ -80,9 +80,9 @@ import Testing
             let stats = try await origin.stats()
             #expect(stats.requests_total == 3 && stats.paths.values.allSatisfy { $0 == 1 }, "\(stats.paths)")
             let warm = await served.page(bytes, sitePath: "index.html")
-            #expect(warm.pending == 0 && warm.cached == 3)
+            #expect(warm.images.pending == 0 && warm.images.cached == 3 && !warm.remembered)
             let again = await served.page(bytes, sitePath: "index.html")
-            #expect(again.bytes == warm.bytes && again.cached == 3)
+            #expect(again.bytes == warm.bytes && again.images.cached == 3 && again.remembered, "a page sent again is answered as before")
             #expect(served.totals.pages == 3 && served.totals.imagesMade == 3)
         }
     }

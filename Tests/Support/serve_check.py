@@ -6,8 +6,8 @@
 
 starts `imgbake serve --port {proxy} ARGS -- COMMAND` in DIR ({upstream} and {proxy} become free loopback
 ports, {free} one more), then checks, printing what it measured as JSON (exit 1 when a check fails):
-- the page through the proxy, loaded twice in Chromium (cold: images named by pending URLs and made on
-  request; then warm: the names a build writes): every image loads, from imgbake's image path (/_img/),
+- the page through the proxy, loaded twice in Chromium (cold: images named by pending URLs, made from
+  the moment the page named them; then warm: the names a build writes): every image loads, from imgbake's image path (/_img/),
   and the LCP image has fetchpriority="high" on the second view;
 - after TEXT is appended to the content file EDIT, the page open in Chromium reloads by itself (the
   dev server's live reload) within 2 s (--reload-within), and shows an image with alt ALT loaded from /_img/;
@@ -123,6 +123,11 @@ def main():
     parser.add_argument("--imgbake-arg", action="append", default=[])
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
+    # A hang anywhere (a browser waiting on a server that died) is a failure, with what was measured.
+    def too_long(*_):
+        raise TimeoutError("serve_check.py took more than 240 s")
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(240)
     command = [part for part in args.command if part != "--"]
     upstream, proxy, spare = free_port(), free_port(), free_port()
     command = [part.replace("{upstream}", str(upstream)).replace("{proxy}", str(proxy)).replace("{free}", str(spare)) for part in command]
@@ -190,12 +195,17 @@ def main():
             failures.append("files appeared in the project: imgbake's %s, others %s" % (imgbakes, strangers))
     except SystemExit:
         pass
+    except TimeoutError as error:
+        failures.append(str(error))
     finally:
+        signal.alarm(0)
         if browser:
             browser.close()
         serve.send_signal(signal.SIGINT)
         try:
             report["exit_status"] = serve.wait(timeout=15)
+            if report["exit_status"] != 0:
+                failures.append("imgbake ended with %d after SIGINT" % report["exit_status"])
         except subprocess.TimeoutExpired:
             serve.kill()
             serve.wait()
@@ -208,7 +218,11 @@ def main():
         if temporaries:
             failures.append("temporary files left in the cache: %s" % temporaries)
         log.seek(0)
-        report["log"] = log.read().splitlines()[-40:]
+        printed = log.read().splitlines()
+        # The first view had images to make (named by pending URLs; made since the page first named them).
+        if not any(" to make" in line for line in printed):
+            failures.append("no page had an image to make: was the cache warm?")
+        report["log"] = printed[-40:]
     report["failures"] = failures
     print(json.dumps(report, indent=1))
     sys.exit(1 if failures else 0)

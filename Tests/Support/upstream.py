@@ -16,6 +16,7 @@
   /cookie          sets a cookie, and echoes the Cookie header it was sent
   /asset.bin       1 MB of bytes, with Range support (206)
   /post            echoes a POST body
+  /__stats         how many answers broke off because the other side went away
 """
 import argparse, gzip, http.server, os, socketserver, time, urllib.parse
 
@@ -52,7 +53,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
-        if url.path == "/page":
+        if url.path == "/__stats":
+            self.send(200, b'{"broken": %d}' % self.server.broken, "application/json")
+        elif url.path == "/page":
             self.send(200, self.page(int(query.get("n", "3"))))
         elif url.path == "/sized":
             body = self.page(1, filler=int(query.get("kb", "100")) * 1024)

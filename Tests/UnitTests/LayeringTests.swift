@@ -65,6 +65,16 @@ import ImgBakeTestSupport
         #expect(graph["Scanning"]?.keys.allSatisfy { ["Model", "Support"].contains($0) } ?? true)
     }
 
+    /// `imgbake serve`'s HTTP side is a module of its own (ImgBakeServe): the library core plans pages
+    /// for it (Serving/) and never imports SwiftNIO, so a build does not carry a server.
+    @Test func theLibraryCoreImportsNoServer() throws {
+        for (_, files) in try Self.sources() {
+            for (file, text) in files where text.contains("import NIO") {
+                Issue.record("\(file) imports SwiftNIO; the proxy belongs in Sources/ImgBakeServe")
+            }
+        }
+    }
+
     @Test func sqlStaysInTheCachingFolder() throws {
         for (folder, files) in try Self.sources() where folder != "Caching" {
             for (file, text) in files {

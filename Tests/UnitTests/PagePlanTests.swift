@@ -329,8 +329,7 @@ extension PagePlanTests.Images {
     var namesMissingFile: Bool { self == .missingWritable || self == .missingUnavailable }
 }
 
-/// Where a response of the dev server is in the site, as a build would find it, and the dev server's
-/// port as its command gives it.
+/// Where a response of the dev server is in the site, as a build would find it.
 @Suite struct ServePathTests {
     @Test func aResponseIsThePageABuildWouldFindThere() {
         let cases: [(String, String, String, String?)] = [

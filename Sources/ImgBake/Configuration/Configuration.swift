@@ -160,6 +160,9 @@ public struct OutputSettings: Sendable {
         return origin + (path.hasPrefix("/") ? path : "/" + path)
     }
 
+    /// The images folder's path where the site is served: `public_path` unless it is given.
+    public var localPublicPath: String { siteRoot + imagesDirectory + "/" }
+
     /// True when `publicPath` is an absolute URL, which stays correct under a remote `<base href>`.
     public var publicPathIsAbsolute: Bool { publicPath.contains("://") && RemoteURL.resolve(publicPath) != nil }
 }

@@ -65,7 +65,7 @@ struct Reader {
         // What was not given follows from what was: the site root from base_url, the public path
         // from the site root and the images folder.
         if table["site_root"] == nil, let base = config.output.baseURL { config.output.siteRoot = base.path }
-        if table["public_path"] == nil { config.output.publicPath = config.output.siteRoot + config.output.imagesDirectory + "/" }
+        if table["public_path"] == nil { config.output.publicPath = config.output.localPublicPath }
     }
 
     /// `[fetch.headers."images.example.com"] Authorization = "Bearer ${TOKEN}"`.

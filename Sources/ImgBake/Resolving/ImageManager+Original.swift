@@ -2,15 +2,16 @@ import Vips
 
 extension ImageManager {
     /// A remote image is downloaded (or found in the cache); a local one is read from the site.
-    nonisolated func loadOriginal(_ source: ImageSource, key: OriginalKey, force: Bool) async -> OriginalOutcome {
+    /// `revalidate`: a cached remote original is asked about again however fresh it looks.
+    nonisolated func loadOriginal(_ source: ImageSource, key: OriginalKey, force: Bool, revalidate: Bool = false) async -> OriginalOutcome {
         switch source {
-        case .remote(let url): await loadRemote(url, key: key, force: force)
+        case .remote(let url): await loadRemote(url, key: key, force: force, revalidate: revalidate)
         case .local(let path): await loadLocal(path, key: key, force: force)
         }
     }
 
     /// Cache query, freshness and revalidation, failure memory, download, store.
-    nonisolated func loadRemote(_ url: RemoteURL, key: OriginalKey, force: Bool) async -> OriginalOutcome {
+    nonisolated func loadRemote(_ url: RemoteURL, key: OriginalKey, force: Bool, revalidate: Bool = false) async -> OriginalOutcome {
         var notes: [String] = []
         var record: OriginalRecord?
         if !force {
@@ -22,7 +23,7 @@ extension ImageManager {
         if let record {
             let credits = await cache.credits(of: record.blob)
             let fresh = Freshness.isFresh(record, now: now(), defaultTTL: fetch.ttl)
-            if fetch.isOffline || (fresh && fetch.policy != .refresh) {
+            if fetch.isOffline || (fresh && fetch.policy != .refresh && !revalidate) {
                 return .available(record, origin: .cached, credits: credits ?? Credits(), notes: notes)
             }
             switch await downloader.download(url, revalidating: record.validators) {

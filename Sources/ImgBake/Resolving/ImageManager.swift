@@ -121,6 +121,18 @@ public actor ImageManager {
         return await task.value
     }
 
+    /// Asks the origin about `source`'s cached original once for the rest of this manager's life, however
+    /// fresh the cache thinks it (a conditional request): `imgbake serve` does so for the site's own
+    /// images, which the dev server answers without saying how long they stay as they are. What it
+    /// resolves afterwards uses the answer.
+    public func revalidate(_ source: ImageSource) async {
+        let key = self.key(for: source)
+        guard originals[key] == nil else { _ = await originals[key]?.value; return }
+        let task = Task { await self.loadOriginal(source, key: key, force: false, revalidate: true) }
+        originals[key] = task
+        _ = await task.value
+    }
+
     /// Downloads the original again, whatever the cache says (its blob was damaged).
     func refetchOriginal(_ url: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
         // Found undecodable by another variant set of it in this build (`markFailed`): not fetched again.

@@ -14,7 +14,8 @@ import Locking
 /// is not is given one URL of its own, `pending/` and an id of its original key (a file's name holds its
 /// hash, unknown until it is made): asking for it makes every variant the page wants in one resolution
 /// and answers the widest file in the source's format; the next view of the page has the full markup.
-/// The site's own images are fetched from the dev server, which has them.
+/// The site's own images are fetched from the dev server, which has them, and asked about again once a
+/// session (the dev server says nothing of how long they stay as they are).
 public final class ServedSite: Sendable {
     let plan: BuildPlan
     let services: BuildServices
@@ -29,6 +30,8 @@ public final class ServedSite: Sendable {
     /// Images not made yet, by the id in their URL.
     private let pending = Locked([String: PendingImage]())
     private let counters = Locked(ServeTotals())
+    /// Lines for the terminal: an image made, or failed.
+    private let announce: @Sendable (String) -> Void
     /// Pages rewritten with every image named by its files, by where they are and the dev server's
     /// bytes: most pages come again unchanged (a reload, a second visit), and their rewrite stays the
     /// same while their images do, which they do for the session (the cache is locked against `cache
@@ -47,37 +50,48 @@ public final class ServedSite: Sendable {
 
     private struct PendingImage {
         var wanted: ImageDemand.Wanted
-        /// The URL as the page wrote it: where the browser is sent when the image fails.
+        /// Where the browser is sent when the image fails: the URL as the page meant it.
         var original: String
+        /// A site's own image, from the dev server: asked about again before it is first used.
+        var fromDevServer: Bool
     }
+    /// The site's own images asked about again in this session.
+    private let revalidated = Locked(Set<OriginalKey>())
 
     /// Runs `body` with the site's services (cache, downloader, libvips), shut down afterwards.
     public static func using<T: Sendable>(_ given: Configuration, upstream: RemoteURL, clock: any WallClock = SystemClock(),
+                                          announce: @escaping @Sendable (String) -> Void = { _ in },
                                           _ body: @Sendable (ServedSite) async throws -> T) async throws -> T {
         var config = given
         // The browser asks the proxy for every file: a CDN public path would send it elsewhere.
-        if config.output.publicPathIsAbsolute { config.output.publicPath = "/" + config.output.imagesDirectory + "/" }
-        // The dev server is where the user said it is: its images may be fetched, loopback or not.
+        if config.output.publicPathIsAbsolute { config.output.publicPath = config.output.localPublicPath }
         // A dev server on loopback writes its own URLs as localhost (Hugo) or 127.0.0.1: both reach it.
-        let port = upstream.effectivePort
-        let names = ["127.0.0.1", "localhost"].contains(upstream.host) ? ["127.0.0.1", "localhost"] : [upstream.host]
-        config.fetch.connectTo += names.map { "\($0):\(port):\(upstream.host == "localhost" ? "127.0.0.1" : upstream.host):\(port)" }
+        let port = upstream.effectivePort, address = upstream.host == "localhost" ? "127.0.0.1" : upstream.host
+        config.fetch.connectTo += Self.names(ofHost: upstream.host).map { "\($0):\(port):\(address):\(port)" }
+        // The dev server is where the user said it is: its images may be fetched, loopback or not.
         let plan = try BuildPlan(serving: config, now: clock.now())
         let result: Result<T, any Error> = try await BuildServices.using(plan, clock: clock) { services throws(BuildError) in
             let demand = ImageDemand(manager: services.manager, limit: config.fetch.concurrency + 2 * config.jobs, shard: nil)
-            let site = ServedSite(plan: plan, services: services, demand: demand, upstream: upstream)
+            let site = ServedSite(plan: plan, services: services, demand: demand, upstream: upstream, announce: announce)
             do { return .success(try await body(site)) } catch { return .failure(error) }
         }
         return try result.get()
     }
 
-    private init(plan: BuildPlan, services: BuildServices, demand: ImageDemand, upstream: RemoteURL) {
+    private init(plan: BuildPlan, services: BuildServices, demand: ImageDemand, upstream: RemoteURL,
+                 announce: @escaping @Sendable (String) -> Void) {
         self.plan = plan
+        self.announce = announce
         self.services = services
         self.demand = demand
         self.upstream = upstream
         settings = plan.planSettings()
         imagesPath = plan.ownPublicPath
+    }
+
+    /// The names a dev server at `host` writes its own URLs with.
+    public static func names(ofHost host: String) -> [String] {
+        ["127.0.0.1", "localhost"].contains(host) ? ["127.0.0.1", "localhost"] : [host]
     }
 
     /// What the session has done so far.
@@ -119,15 +133,14 @@ public final class ServedSite: Sendable {
     }
 
     private func planned(_ bytes: [UInt8], sitePath path: String) async -> ServedPage {
-        let started = ContinuousClock.now
         let key = PageKey(path: path, bytes: BlobID(of: bytes))
         if var again = rewrites.withLock({ $0.value(for: key) }) {
-            again.milliseconds = Self.milliseconds(since: started)
+            again.remembered = true
             counters.withLock { $0.pages += 1 }
             return again
         }
         guard let scan = PageFile.scan(path, bytes, settings: plan.scanSettings) else {
-            var page = ServedPage(path: path)
+            var page = ServedPage()
             page.diagnostics = [PageFile.tooDeep(path, bytes).diagnostic]
             return page
         }
@@ -143,15 +156,13 @@ public final class ServedSite: Sendable {
                 files[file.fileName] = ServedFile(blob: file.blob, contentType: Self.contentType(of: file.fileName))
             }
         }
-        var page = counts
-        page.path = path
+        var page = ServedPage(counts)
         page.bytes = planned.write.flatMap { $0.isSource ? nil : $0.bytes }
         page.references = planned.references
         page.diagnostics = planned.diagnostics
-        page.milliseconds = Self.milliseconds(since: started)
         counters.withLock { $0.pages += 1 }
-        if page.pending == 0 {
-            let cost = bytes.count + (page.bytes?.count ?? 0) + 256
+        if page.images.pending == 0 {
+            let cost = (page.bytes?.count ?? 0) + 256
             rewrites.withLock { $0.set(page, for: key, cost: cost) }
         }
         return page
@@ -159,8 +170,8 @@ public final class ServedSite: Sendable {
 
     /// The page's images: each one resolved earlier in this session or wholly in the cache, or else a
     /// pending URL (the page asks for them all at once; the demand merges what pages ask of one image).
-    private func images(of model: PageModel) async -> (PageImages, ServedPage) {
-        var counts = ServedPage(path: "")
+    private func images(of model: PageModel) async -> (PageImages, ServedPage.Images) {
+        var counts = ServedPage.Images()
         let wanted = model.demand
         guard !wanted.isEmpty else { return (PageImages(), counts) }
         let fetched = wanted.map { (fetchedFrom($0.0), $0.1) }
@@ -168,10 +179,13 @@ public final class ServedSite: Sendable {
         var known: [OriginalKey: Resolution] = served
         var ids: [OriginalKey: String] = [:]
         for image in waiting {
-            if let cached = await services.manager.cached(image.source, request: image.request) {
+            let written = wanted.first { fetchedFrom($0.0) == image.source }?.0
+            let fromDevServer = written.map { if case .local = $0 { true } else { false } } ?? false
+            if !fromDevServer || revalidated.withLock({ $0.contains(image.key) }),
+               let cached = await services.manager.cached(image.source, request: image.request) {
                 known[image.key] = .resolved(cached, notes: [])
             } else {
-                ids[image.key] = waitFor(image, original: wanted.first { fetchedFrom($0.0) == image.source }?.0.description ?? image.source.description)
+                ids[image.key] = waitFor(image, original: written.map(browserURL) ?? image.source.description, fromDevServer: fromDevServer)
             }
         }
         var images = PageImages()
@@ -192,6 +206,13 @@ public final class ServedSite: Sendable {
         return (images, counts)
     }
 
+    /// The URL the browser is sent to for an image that failed: the site's own at its path under the site
+    /// root, a remote one as it is.
+    private func browserURL(_ source: ImageSource) -> String {
+        guard case .local(let path) = source else { return source.description }
+        return plan.configuration.output.siteRoot + path
+    }
+
     /// A site's own image is fetched from the dev server, which has it (there is no site folder).
     private func fetchedFrom(_ source: ImageSource) -> ImageSource {
         guard case .local(let path) = source else { return source }
@@ -201,16 +222,20 @@ public final class ServedSite: Sendable {
 
     /// The id of an image's pending URL (from its key: the same image, the same URL on every page), with
     /// what this page asks of it added to what earlier pages asked.
-    private func waitFor(_ image: ImageDemand.Wanted, original: String) -> String {
+    /// A new one starts being made at once, before the browser asks (an image no request asks for, as a
+    /// social card's, is made too, and the page's next view names its files).
+    private func waitFor(_ image: ImageDemand.Wanted, original: String, fromDevServer: Bool) -> String {
         let id = String(BlobID(of: Array(image.key.string.utf8)).hex.prefix(20))
-        pending.withLock { pending in
+        let isNew = pending.withLock { pending in
             if var known = pending[id] {
                 known.wanted.request = known.wanted.request.union(image.request)
                 pending[id] = known
-            } else {
-                pending[id] = PendingImage(wanted: image, original: original)
+                return false
             }
+            pending[id] = PendingImage(wanted: image, original: original, fromDevServer: fromDevServer)
+            return true
         }
+        if isNew { Task { _ = await resolve(id) } }
         return id
     }
 
@@ -233,32 +258,50 @@ public final class ServedSite: Sendable {
         if name.hasPrefix("pending/") { return await make(String(name.dropFirst("pending/".count))) }
         guard let file = files.withLock({ $0[name] }) else { return nil }
         guard case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
-            return .missing("\(name): its blob is gone from the cache or damaged; reload the page")
+            return .missing("\(name): its blob is gone from the cache or damaged (`imgbake cache verify` finds such blobs; the next build makes them again)")
         }
         return .file(bytes: bytes, contentType: file.contentType, immutable: true)
     }
 
-    /// A pending image: resolved (coalesced with every other request for it), answered with the widest
-    /// file in the source's format; when it fails, the browser is sent to the URL the page wrote.
-    private func make(_ id: String) async -> ServedImage? {
+    /// A pending image resolved with everything pages asked of it so far (coalesced with every other
+    /// request for it through the demand), told once in the terminal when it is first made or fails. A
+    /// site's own image is asked about again first, once a session.
+    private func resolve(_ id: String) async -> (PendingImage, Resolution)? {
         guard let image = pending.withLock({ $0[id] }) else { return nil }
         let started = ContinuousClock.now
-        switch await demand.resolution(of: image.wanted) {
-        case .resolved(let resolved, _)?:
+        if image.fromDevServer {
+            await services.manager.revalidate(image.wanted.source)
+            revalidated.withLock { _ = $0.insert(image.wanted.key) }
+        }
+        guard let result = await demand.resolution(of: image.wanted) else { return nil }
+        switch result {
+        case .resolved(let resolved, _):
+            if counters.withLock({ $0.made.insert(id).inserted }) {
+                let files = resolved.variants(for: image.wanted.request, plan: settings.rewriter.plan).count
+                announce("  made \(image.original): \(resolved.source.width)×\(resolved.source.height), \(files) files, \(Self.milliseconds(since: started)) ms")
+            }
+        case .failed(let failure):
+            if counters.withLock({ $0.failed.insert(id).inserted }) {
+                announce("warning: \(image.original): \(failure.reason); left as it is")
+            }
+        }
+        return (image, result)
+    }
+
+    /// A pending image asked for: the widest file in the source's format once it is made; when it
+    /// fails, the browser is sent to the URL the page wrote.
+    private func make(_ id: String) async -> ServedImage? {
+        guard let (image, result) = await resolve(id) else { return nil }
+        switch result {
+        case .resolved(let resolved, _):
             let variants = resolved.variants(for: image.wanted.request, plan: settings.rewriter.plan)
             guard let file = variants.widest(in: resolved.fallbackFormats),
                   case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
                 return .missing("\(image.original): made, but its file could not be read from the cache")
             }
-            // Many requests may wait on one image: it is counted, and told, once.
-            let first = counters.withLock { $0.made.insert(id).inserted }
-            let made = "\(image.original): \(resolved.source.width)×\(resolved.source.height), \(variants.count) files, \(Self.milliseconds(since: started)) ms"
-            return .file(bytes: bytes, contentType: file.format.mimeType, immutable: false, made: first ? made : nil)
-        case .failed(let failure)?:
-            counters.withLock { _ = $0.failed.insert(id) }
-            return .redirect(to: image.original, why: "\(image.original): \(failure.reason); left as it is")
-        case nil:
-            return nil
+            return .file(bytes: bytes, contentType: file.format.mimeType, immutable: false)
+        case .failed:
+            return .redirect(to: image.original)
         }
     }
 
@@ -277,28 +320,34 @@ public final class ServedSite: Sendable {
 
 /// What became of one page served.
 public struct ServedPage: Sendable {
-    public var path: String
     /// The page as rewritten; nil when it is answered as the dev server sent it.
     public var bytes: [UInt8]?
     public var references = 0
-    /// Images written as a build writes them (their files in the cache).
-    public var cached = 0
-    /// Images named by a pending URL, made when the browser asks for it.
-    public var pending = 0
-    /// Images that failed earlier in the session: their references keep their URLs.
-    public var failed = 0
+    public var images = Images()
     public var diagnostics: [Diagnostic] = []
-    public var milliseconds = 0
+    /// Answered from the rewrite remembered for the same bytes.
+    public var remembered = false
 
-    init(path: String) { self.path = path }
+    /// How the page's images were named.
+    public struct Images: Sendable {
+        /// Written as a build writes them (their files in the cache).
+        public var cached = 0
+        /// Named by a pending URL, made when the browser asks for it.
+        public var pending = 0
+        /// Failed earlier in the session: their references keep their URLs.
+        public var failed = 0
+    }
+
+    init(_ images: Images = Images()) { self.images = images }
 }
 
 /// The answer to a request for an image file.
 public enum ServedImage: Sendable {
     /// `immutable`: the name holds the hash of the bytes. `made`: what was made to answer, for the terminal.
-    case file(bytes: [UInt8], contentType: String, immutable: Bool, made: String? = nil)
-    /// The image failed: the browser is sent to the URL the page wrote, and the terminal says why.
-    case redirect(to: String, why: String)
+    /// `immutable`: the name holds the hash of the bytes.
+    case file(bytes: [UInt8], contentType: String, immutable: Bool)
+    /// The image failed (the terminal was told why): the browser is sent to the URL the page wrote.
+    case redirect(to: String)
     case missing(String)
 }
 
