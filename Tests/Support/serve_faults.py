@@ -87,7 +87,7 @@ def main():
             check(slow.result()[0] == 200, "the slow answer did not arrive")
 
         status, headers, body = get(proxy, "/latin1")
-        check(status == 200 and b"Caf\xe9 cr\xe8me" in body and b"/_img/" in body and b"images.test" not in body,
+        check(status == 200 and b"Caf\xe9 cr\xe8me" in body and b'alt="caf\xe9"' in body and b"/_img/" in body and b"images.test" not in body,
               "a page that is not UTF-8: %d %r" % (status, body[:300]))
 
         status, headers, body = get(proxy, "/deep")

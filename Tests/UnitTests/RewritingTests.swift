@@ -10,6 +10,20 @@ import ImgBakeTestSupport
         #expect(throws: Splicer.OverlapError.self) { try Splicer.apply([Edit(0..<5, ""), Edit(4..<6, "")], to: bytes) }
     }
 
+    /// A page that is not UTF-8 (ISO-8859-1 here): the `<img>` written again around its new `src` keeps
+    /// every byte of the author's tag, as every byte outside it is kept.
+    @Test func anImgTagKeepsItsBytesInAPageThatIsNotUTF8() throws {
+        let page: [UInt8] = Array("<!doctype html><meta charset=\"iso-8859-1\"><p>Caf".utf8) + [0xE9]
+            + Array("</p><img src=\"https://img.test/a.jpg\" alt=\"caf".utf8) + [0xE9] + Array("\" title=\"cr".utf8) + [0xE8]
+            + Array("me\">".utf8)
+        let scan = HTMLScanner.scan(SourceFile(path: "p.html", kind: .html, bytes: page), settings: ScanSettings())
+        let out = try #require(try OfflineRewrite().rewrite(scan).bytes)
+        #expect(out.firstRange(of: Array("alt=\"caf".utf8) + [0xE9] + Array("\" title=\"cr".utf8) + [0xE8] + Array("me\"".utf8)) != nil,
+                "\(String(decoding: out, as: UTF8.self))")
+        #expect(out.firstRange(of: [0xEF, 0xBF, 0xBD]) == nil, "no byte became U+FFFD")
+        #expect(out.firstRange(of: Array("src=\"/_img/a-".utf8)) != nil && out.starts(with: page.prefix(53)), "rewritten, the text before kept")
+    }
+
     @Test func attributeValuesAreEscapedForTheirQuoting() {
         #expect(ReplacementText.attribute("/a?x=1&y=\"2\"", quote: UInt8(ascii: "\"")) == "/a?x=1&amp;y=&quot;2&quot;")
         #expect(ReplacementText.attribute("/it's.jpg", quote: UInt8(ascii: "'")) == "/it&#39;s.jpg")

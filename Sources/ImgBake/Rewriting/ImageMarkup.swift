@@ -35,10 +35,10 @@ struct ImageMarkup {
                    attributes: title == nil ? ["src", "alt"] : ["src", "alt", "title"], sizes: nil)
     }
 
-    /// The markup, and the variants it refers to. `inline`: the file's bytes when the image is small and
-    /// in the first screen: written into the page as a `data:` URI, no file, no `srcset`.
+    /// The markup's bytes, and the variants it refers to. `inline`: the file's bytes when the image is
+    /// small and in the first screen: written into the page as a `data:` URI, no file, no `srcset`.
     func render(_ tag: Tag, image: ResolvedImage, variants: [StoredVariant], priority: LoadingPriority.Level,
-                inline: (StoredVariant, [UInt8])? = nil) -> (String, [StoredVariant])? {
+                inline: (StoredVariant, [UInt8])? = nil) -> ([UInt8], [StoredVariant])? {
         guard let fallback = variants.widest(in: image.fallbackFormats) else { return nil }
         if let (file, bytes) = inline { return (inlined(tag, file: file, bytes: bytes), []) }
         // An image the author shows at a width of theirs is that wide, or the screen's width where the
@@ -113,7 +113,7 @@ struct ImageMarkup {
 
         var context: [String: Any] = [
             "sources": sources,
-            "img": String(decoding: img, as: UTF8.self),
+            "img": Self.imgToken,
             "sizes": sizes,
             "fallback": ["src": naming.url(src, of: image), "width": src.width, "height": src.height,
                          "type": src.format.mimeType] as [String: Any],
@@ -128,7 +128,16 @@ struct ImageMarkup {
         let used = output.markup == .img ? candidates : (sourceFiles + candidates + [src]).onePerFile
         // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
         let template = output.markup == .img || sources.isEmpty ? "img" : "picture"
-        return (renderer.render(template, context), used)
+        return (Self.splice(img, into: renderer.render(template, context)), used)
+    }
+
+    /// Where the template puts the author's tag: a token, replaced by the tag's bytes once the template
+    /// is rendered, so that a page that is not UTF-8 keeps every byte of its tag (its `alt` in
+    /// ISO-8859-1, say) instead of having them decoded and written again as UTF-8.
+    static let imgToken = "\u{1}imgbake-img\u{1}"
+
+    static func splice(_ img: [UInt8], into rendered: String) -> [UInt8] {
+        Array(rendered.utf8).replacing(Array(imgToken.utf8), with: img)
     }
 
     /// Width and height give the box its aspect ratio before the image arrives (no layout shift): both
@@ -148,7 +157,7 @@ struct ImageMarkup {
     }
 
     /// The author's tag with the image itself as its `src`, and its size.
-    private func inlined(_ tag: Tag, file: StoredVariant, bytes: [UInt8]) -> String {
+    private func inlined(_ tag: Tag, file: StoredVariant, bytes: [UInt8]) -> [UInt8] {
         let uri = "data:\(file.format.mimeType);base64," + Data(bytes).base64EncodedString()
         var added = dimensions(tag, src: file)
         if !tag.attributes.contains("decoding") { added["decoding"] = "async" }
@@ -157,7 +166,7 @@ struct ImageMarkup {
             Edit(tag.src, ReplacementText.attribute(uri, quote: tag.srcQuote)),
             Edit(tag.insertion..<tag.insertion, attributes),
         ], to: tag.bytes)) ?? tag.bytes
-        return String(decoding: img, as: UTF8.self)
+        return img
     }
 
     /// A background that shows while the image loads: the dominant colour or the blurred preview.
