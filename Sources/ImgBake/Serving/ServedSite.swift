@@ -202,7 +202,11 @@ public final class ServedSite: Sendable {
             if case .failed = resolution { counts.failed += 1 } else { counts.cached += 1 }
         }
         counts.pending = ids.count
-        if plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
+        if plan.configuration.output.inlineBytes > 0 {
+            images.inline = images.smallFiles(limit: plan.configuration.output.inlineBytes) { blob in
+                if case .found(let bytes) = services.cache.readBlobHere(blob) { bytes } else { nil }
+            }
+        }
         return (images, counts)
     }
 
@@ -237,17 +241,6 @@ public final class ServedSite: Sendable {
         }
         if isNew { Task { _ = await resolve(id) } }
         return id
-    }
-
-    /// The bytes of the files small enough to be written into a page (`output.inline_images`).
-    private func inlineBytes(_ images: PageImages) -> [BlobID: [UInt8]] {
-        var inline: [BlobID: [UInt8]] = [:]
-        for case .resolved(let image, _) in images.resolutions.values {
-            for variant in image.variants where variant.bytes <= plan.configuration.output.inlineBytes && variant.format != .svg {
-                if case .found(let bytes) = services.cache.readBlobHere(variant.blob) { inline[variant.blob] = bytes }
-            }
-        }
-        return inline
     }
 
     // MARK: Image files
