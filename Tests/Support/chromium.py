@@ -1,5 +1,7 @@
 """Headless Chromium (Debian's) over its DevTools protocol, for the tests and benchmarks that look at
-pages in a browser: one page target at a time, flat sessions, through PyPI's websocket-client."""
+pages in a browser: one page target at a time, flat sessions, through PyPI's websocket-client.
+`Browser.load` loads a page and returns what it measured; a `Tab` keeps a page open and is driven step
+by step (navigate, wait for a quiet network, evaluate JavaScript in it)."""
 import json, re, subprocess, sys, threading, time
 
 import websocket
@@ -22,6 +24,7 @@ class Browser:
         threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
         self.ws = websocket.create_connection(match.group(1), max_size=None)
         self.next = 0
+        self.events = []
 
     def send(self, method, params=None, session=None, wait=True):
         self.next += 1
@@ -90,6 +93,107 @@ class Browser:
     def close(self):
         self.ws.close()
         stop(self.process)
+
+
+class Tab:
+    """One page target kept open (emulating `device`, cache off unless `cache`), driven step by step:
+    `navigate`, `wait_quiet`, `evaluate`, `close`. Its requests are kept from the Network domain:
+    `requests` maps a request id to {url, type, bytes, done}, bytes being `encodedDataLength`.
+    `timeout` bounds each DevTools command (a hung renderer raises, instead of waiting forever)."""
+
+    LONG_LIVED = ("EventSource", "WebSocket")  # open for the page's life: not a load in flight
+
+    def __init__(self, browser, device=None, cache=False, timeout=30):
+        self.browser, self.timeout = browser, timeout
+        self.browser.ws.settimeout(timeout)
+        browser.events = []
+        self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = browser.send("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
+        setup = [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": not cache}), ("Page.enable", {})]
+        if device:
+            setup.append(("Emulation.setDeviceMetricsOverride", device))
+        for method, params in setup:
+            browser.send(method, params, self.session)
+        self.requests, self.loaded, self.last = {}, False, time.monotonic()
+
+    def _take(self, event):
+        if event.get("sessionId") != self.session:
+            return
+        method, params = event.get("method", ""), event.get("params", {})
+        if method == "Network.requestWillBeSent":
+            # A redirect sends it again under the same id: still one request.
+            known = self.requests.setdefault(params["requestId"], {"bytes": 0, "done": False})
+            known.update(url=params["request"]["url"], type=params.get("type", "Other"))
+        elif method == "Network.loadingFinished":
+            known = self.requests.setdefault(params["requestId"], {"url": "", "type": "Other", "bytes": 0})
+            known.update(bytes=params.get("encodedDataLength", 0), done=True)
+        elif method == "Network.loadingFailed":
+            known = self.requests.setdefault(params["requestId"], {"url": "", "type": "Other", "bytes": 0})
+            known.update(done=True, failed=params.get("errorText", ""))
+        elif method == "Page.loadEventFired":
+            self.loaded = True
+        if method.startswith("Network."):
+            self.last = time.monotonic()
+
+    def pump(self, seconds):
+        """Takes the events that arrive within `seconds` (and those already received)."""
+        browser, end = self.browser, time.monotonic() + seconds
+        try:
+            while True:
+                events, browser.events = browser.events, []
+                for event in events:
+                    self._take(event)
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                browser.ws.settimeout(min(left, 0.2))
+                try:
+                    self._take(json.loads(browser.ws.recv()))
+                except websocket.WebSocketTimeoutException:
+                    pass
+        finally:
+            browser.ws.settimeout(self.timeout)
+
+    def pending(self):
+        return sorted(r["url"] for r in self.requests.values() if not r.get("done") and r.get("type") not in self.LONG_LIVED)
+
+    def wait_quiet(self, deadline, quiet=0.5, load=True):
+        """Waits until the page is loaded (if `load`), nothing is in flight and no request has started
+        or ended for `quiet` s; False if that did not happen before `deadline` (time.monotonic())."""
+        while True:
+            self.pump(0.1)
+            if (self.loaded or not load) and not self.pending() and time.monotonic() - self.last >= quiet:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+
+    def navigate(self, url):
+        self.loaded, self.last = False, time.monotonic()
+        self.browser.send("Page.navigate", {"url": url}, self.session)
+
+    def evaluate(self, expression, timeout=None):
+        """The value of `expression` in the page (a promise is awaited); JavaScript exceptions raise.
+        `timeout` (s) stops a script that runs that long; a promise that never settles is bounded only by
+        the Tab's command timeout (the websocket raises)."""
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
+        if timeout:
+            params["timeout"] = int(timeout * 1000)
+        reply = self.browser.send("Runtime.evaluate", params, self.session)
+        if "exceptionDetails" in reply:
+            details = reply["exceptionDetails"]
+            raise RuntimeError("in the page: %s" % (details.get("exception", {}).get("description") or details.get("text")))
+        return reply["result"].get("value")
+
+    def transferred(self, kind=None):
+        """Bytes the page's requests cost (`kind`: only requests of that resource type, e.g. "Image")."""
+        return sum(r["bytes"] for r in self.requests.values() if kind is None or r.get("type") == kind)
+
+    def close(self):
+        try:
+            self.browser.send("Target.closeTarget", {"targetId": self.target})
+        finally:
+            self.browser.events = []
+            self.browser.ws.settimeout(None)
 
 
 def stop(process, grace=10):
