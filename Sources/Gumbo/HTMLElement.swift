@@ -36,6 +36,8 @@ public struct HTMLElement: Sendable {
     public var contentStart: Int?
     /// Byte range of the end tag, when the input has one (`</head>`).
     public var endTagRange: Range<Int>?
+    /// Its index in the document's `HTMLTree`, when one was built (`HTMLParser.document`).
+    public var treeIndex: Int?
 
     public func attribute(_ name: String) -> HTMLAttribute? {
         attributes.first { $0.name == name }

@@ -13,22 +13,43 @@ public enum HTMLParser {
     /// Parser-inserted elements (with no bytes in the input) are skipped.
     public static func elements(in input: UnsafeRawBufferPointer, tags: Set<String>, attributes wanted: Set<String> = [],
                                 textOf: Set<String> = []) -> [HTMLElement] {
-        guard let base = input.baseAddress, input.count > 0 else { return [] }
+        walk(input, tags: tags, attributes: wanted, textOf: textOf, tree: false).elements
+    }
+
+    /// The elements `elements(in:…)` gives, each with its place in the document's whole element tree
+    /// (`HTMLElement.treeIndex`), and that tree: one parse for both.
+    public static func document(in input: UnsafeRawBufferPointer, tags: Set<String>, attributes wanted: Set<String> = [],
+                                textOf: Set<String> = []) -> (elements: [HTMLElement], tree: HTMLTree) {
+        let walked = walk(input, tags: tags, attributes: wanted, textOf: textOf, tree: true)
+        return (walked.elements, HTMLTree.linked(walked.nodes))
+    }
+
+    private static func walk(_ input: UnsafeRawBufferPointer, tags: Set<String>, attributes wanted: Set<String>,
+                             textOf: Set<String>, tree: Bool) -> (elements: [HTMLElement], nodes: [HTMLTree.Node]) {
+        guard let base = input.baseAddress, input.count > 0 else { return ([], []) }
         let chars = base.assumingMemoryBound(to: CChar.self)
         var options = Self.options
-        guard let output = gumbo_parse_with_options(&options, chars, input.count) else { return [] }
+        guard let output = gumbo_parse_with_options(&options, chars, input.count) else { return ([], []) }
         defer { gumbo_destroy_output(&options, output) }
 
         var found: [HTMLElement] = []
+        var nodes: [HTMLTree.Node] = []
         // Depth-first, children pushed in reverse so elements come out in document order; each with the
-        // nearest `<a>` above it and where on the page it is.
+        // nearest `<a>` above it, where on the page it is, and its parent's place in the tree.
         typealias Node = UnsafeMutablePointer<GumboNode>
-        var stack: [(node: Node, parent: Node?, link: Node?, place: Place)] = [(output.pointee.root, nil, nil, Place())]
-        while let (node, parent, link, place) = stack.popLast() {
+        var stack: [(node: Node, parent: Node?, link: Node?, place: Place, parentIndex: Int32)] = [(output.pointee.root, nil, nil, Place(), -1)]
+        while let (node, parent, link, place, parentIndex) = stack.popLast() {
             guard node.pointee.type == GUMBO_NODE_ELEMENT || node.pointee.type == GUMBO_NODE_TEMPLATE else { continue }
             let element = node.pointee.v.element
             let name = tagName(element)
             let namespace = element.tag_namespace == GUMBO_NAMESPACE_SVG ? "svg" : element.tag_namespace == GUMBO_NAMESPACE_HTML ? "html" : "mathml"
+            let index = Int32(nodes.count)
+            if tree {
+                var treeNode = HTMLTree.Node(tag: name, namespace: namespace, attributes: decodedAttributes(of: element))
+                treeNode.parent = parentIndex
+                treeNode.hasText = hasText(element)
+                nodes.append(treeNode)
+            }
             let asked = namespace == "html" ? tags.contains(name) : tags.contains(namespace + ":" + name)
             if asked || (!wanted.isEmpty && hasAttribute(element, wanted)),
                let tagRange = range(of: element.original_tag, in: input), !tagRange.isEmpty {
@@ -37,6 +58,7 @@ public enum HTMLParser {
                     attributes: attributes(of: element, in: input),
                     parentTag: parent.map { tagName($0.pointee.v.element) })
                 item.namespace = namespace
+                if tree { item.treeIndex = Int(index) }
                 if textOf.contains(name) { item.textRange = textRange(of: element, in: input) }
                 if let link { item.enclosingLink = attributes(of: link.pointee.v.element, in: input) }
                 item.landmarks = place.landmarks
@@ -50,11 +72,33 @@ public enum HTMLParser {
             let children = element.children
             for i in stride(from: Int(children.length) - 1, through: 0, by: -1) {
                 if let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self) {
-                    stack.append((child, node, isLink ? node : link, inside))
+                    stack.append((child, node, isLink ? node : link, inside, index))
                 }
             }
         }
-        return found
+        return (found, nodes)
+    }
+
+    /// Names and decoded values, as the DOM has them.
+    private static func decodedAttributes(of element: GumboElement) -> [(name: String, value: String)] {
+        let vector = element.attributes
+        var result: [(name: String, value: String)] = []
+        result.reserveCapacity(Int(vector.length))
+        for i in 0..<Int(vector.length) {
+            guard let attribute = vector.data[i]?.assumingMemoryBound(to: GumboAttribute.self).pointee else { continue }
+            result.append((String(cString: attribute.name), String(cString: attribute.value)))
+        }
+        return result
+    }
+
+    /// A child that is text other than white space (`:empty` does not match then).
+    private static func hasText(_ element: GumboElement) -> Bool {
+        let children = element.children
+        for i in 0..<Int(children.length) {
+            guard let child = children.data[i]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+            if child.pointee.type == GUMBO_NODE_TEXT || child.pointee.type == GUMBO_NODE_CDATA { return true }
+        }
+        return false
     }
 
     private static func hasAttribute(_ element: GumboElement, _ names: Set<String>) -> Bool {

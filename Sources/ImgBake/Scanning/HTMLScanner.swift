@@ -21,6 +21,7 @@ public enum HTMLScanner {
         scan.headEnd = found.headEnd
         scan.allowsDataImages = found.allowsDataImages
         scan.links = found.links
+        scan.styles = found.styles
         return scan
     }
 
@@ -33,11 +34,17 @@ public enum HTMLScanner {
     /// (a feed item's link, for the HTML the item carries).
     static func references(in file: SourceFile, region: Range<Int>, honourBase: Bool, base: String? = nil,
                            settings: ScanSettings = ScanSettings()) -> RegionScan {
-        let elements = file.bytes[region].withUnsafeBytes {
-            HTMLParser.elements(in: $0, tags: tags, attributes: ["style"], textOf: ["style", "script"])
+        // A whole page gets its element tree too, for how it lays out (`PageLayout`); a fragment (HTML in
+        // Markdown, a feed item's) has no layout of its own.
+        let wholePage = honourBase && region == 0..<file.bytes.count
+        let (elements, tree) = file.bytes[region].withUnsafeBytes { bytes -> ([HTMLElement], HTMLTree?) in
+            guard wholePage else { return (HTMLParser.elements(in: bytes, tags: tags, attributes: ["style"], textOf: ["style", "script"]), nil) }
+            let document = HTMLParser.document(in: bytes, tags: tags, attributes: ["style"], textOf: ["style", "script"])
+            return (document.elements, document.tree)
         }
         var found = Found(file: file, shift: region.lowerBound,
                           resolver: ReferenceResolver(settings: settings, pagePath: file.path))
+        found.styles = tree.map(PageStyleInputs.init(tree:))
         if let base { found.applyBase(base, at: region.lowerBound) }
         // The first <base href> applies to the whole document, also to URLs written before it.
         if honourBase, let href = elements.first(where: { $0.tag == "base" && $0.attribute("href") != nil })?.attribute("href") {
@@ -49,7 +56,7 @@ public enum HTMLScanner {
         // In document order: a link around an image is found after the image.
         return RegionScan(references: found.references.sorted { $0.range.lowerBound < $1.range.lowerBound }, diagnostics: found.diagnostics,
                         outputs: found.outputs, remoteBase: found.remoteBase, headEnd: found.headEnd, allowsDataImages: found.allowsDataImages,
-                        links: found.ownLinks)
+                        links: found.ownLinks, styles: found.styles)
     }
 
     /// What scanning a region of HTML found.
@@ -61,6 +68,7 @@ public enum HTMLScanner {
         var headEnd: Int?
         var allowsDataImages: Bool
         var links: PageLinks
+        var styles: PageStyleInputs?
     }
 }
 
@@ -78,6 +86,8 @@ private struct Found {
     var headEnd: Int?
     var allowsDataImages = true
     var ownLinks = PageLinks()
+    /// A whole page's: its tree, stylesheets and scripts as they come.
+    var styles: PageStyleInputs?
 
     init(file: SourceFile, shift: Int, resolver: ReferenceResolver) {
         self.file = file
@@ -131,13 +141,21 @@ private struct Found {
         case ("html", "meta"):
             meta(element)
             if element.attribute("http-equiv")?.value.lowercased() == "content-security-policy",
-               let policy = element.attribute("content")?.value, !ContentSecurityPolicy.allowsDataImages(policy) {
-                allowsDataImages = false
+               let policy = element.attribute("content")?.value {
+                if !ContentSecurityPolicy.allowsDataImages(policy) { allowsDataImages = false }
+                if !ContentSecurityPolicy.allowsStyleAttributes(policy) { styles?.forbidsStyleAttributes = true }
             }
         case ("html", "head"):
             headEnd = element.endTagRange.map { $0.lowerBound + shift }
         case ("html", "style"):
-            if let text = element.textRange { css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift) }
+            if let text = element.textRange {
+                css(file.bytes[text.lowerBound + shift..<text.upperBound + shift], at: text.lowerBound + shift)
+                let type = element.attribute("type")?.value.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                if type.isEmpty || type == "text/css" {
+                    styles?.stylesheets.append(.inline(String(decoding: file.bytes[text.lowerBound + shift..<text.upperBound + shift], as: UTF8.self),
+                                                       media: element.attribute("media")?.value))
+                }
+            }
         case ("html", "a"):
             ownLink(element.attribute("href"))
         case ("html", "base") where element.attribute("href") != nil:
@@ -146,6 +164,7 @@ private struct Found {
             ownLink(element.attribute("src"))
             let type = element.attribute("type")?.value.trimmingCharacters(in: .whitespaces).lowercased()
             if type == "application/ld+json", let text = element.textRange { jsonLD(text.lowerBound + shift..<text.upperBound + shift) }
+            if Self.runs(type) { script(element) }
         default:
             break
         }
@@ -172,9 +191,38 @@ private struct Found {
                          measuredFromContent: inContent, looksDecorative: decorative, lcp: lcp)
     }
 
-    /// `<link rel=icon|apple-touch-icon>`, `<link rel=preload as=image href imagesrcset>`.
+    /// A `<script>` type a browser runs: none, a JavaScript MIME type, `module`.
+    static func runs(_ type: String?) -> Bool {
+        guard let type, !type.isEmpty else { return true }
+        let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
+        return essence == "module" || essence.hasSuffix("javascript") || essence.hasSuffix("ecmascript") || essence == "text/jscript"
+            || essence == "text/livescript"
+    }
+
+    /// A script the page runs, for what it may do to images (`PageLayout`).
+    private mutating func script(_ element: HTMLElement) {
+        if let src = element.attribute("src") {
+            switch resolver.asset(src.value) {
+            case .site(let path)?: styles?.scripts.append(.file(path))
+            case .elsewhere?: styles?.scripts.append(.elsewhere(src.value))
+            case nil: break
+            }
+        } else if let text = element.textRange {
+            styles?.scripts.append(.inline(String(decoding: file.bytes[text.lowerBound + shift..<text.upperBound + shift], as: UTF8.self)))
+        }
+    }
+
+    /// `<link rel=icon|apple-touch-icon>`, `<link rel=preload as=image href imagesrcset>`, and a
+    /// stylesheet the page applies.
     private mutating func link(_ element: HTMLElement) {
         let rel = Set((element.attribute("rel")?.value.lowercased() ?? "").split(whereSeparator: \.isWhitespace).map(String.init))
+        if rel.contains("stylesheet"), !rel.contains("alternate"), element.attribute("disabled") == nil, let href = element.attribute("href") {
+            switch resolver.asset(href.value) {
+            case .site(let path)?: styles?.stylesheets.append(.file(path, media: element.attribute("media")?.value))
+            case .elsewhere?: styles?.stylesheets.append(.elsewhere(href.value, media: element.attribute("media")?.value))
+            case nil: break
+            }
+        }
         let icon = !rel.isDisjoint(with: ["icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon"])
         let preload = rel.contains("preload") && element.attribute("as")?.value.lowercased() == "image"
         guard icon || preload else { return ownLink(element.attribute("href")) }
@@ -318,12 +366,18 @@ private struct Found {
         if file.bytes[insertion - 1] == UInt8(ascii: "/"), lastAttributeEnd <= insertion - 1 {
             insertion -= 1
         }
-        return ImageElement(tagRange: tag, insertionOffset: insertion,
+        var style: ImageElement.StyleAttribute?
+        if let attribute = element.attribute("style"), attribute.quote != nil {
+            style = ImageElement.StyleAttribute(valueRange: attribute.valueRange.lowerBound + shift..<attribute.valueRange.upperBound + shift,
+                                                value: attribute.value)
+        }
+        return ImageElement(tagRange: tag, insertionOffset: insertion, treeIndex: element.treeIndex, style: style,
                             attributeNames: Set(element.attributes.map(\.name)),
                             sizes: element.attribute("sizes")?.value,
                             inPicture: element.parentTag == "picture",
                             widthsOverride: element.attribute("data-imgbake-widths")?.value,
                             formatsOverride: element.attribute("data-imgbake-formats")?.value,
+                            markupOverride: element.attribute("data-imgbake-markup")?.value.trimmingCharacters(in: .whitespaces).lowercased(),
                             width: element.attribute("width").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) },
                             height: element.attribute("height").flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) },
                             styleWidth: element.attribute("style").flatMap { CSSScanner.pixels("width", in: $0.value) },

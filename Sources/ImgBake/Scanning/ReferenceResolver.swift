@@ -80,6 +80,21 @@ public struct ReferenceResolver: Sendable {
         return meaning
     }
 
+    /// Where a stylesheet or script `written` is (the site's own, whatever `images.local` says); nil
+    /// for nothing at all (empty, a fragment).
+    public func asset(_ written: String) -> AssetPlace? {
+        var local = self
+        local.settings.localImages = true
+        switch local.resolve(written) {
+        case .image(.local(let path)): return .site(path)
+        case .image(.remote), .problem: return .elsewhere
+        case .output: return .elsewhere
+        case .ignored:
+            let text = written.trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty || text.hasPrefix("#") ? nil : .elsewhere
+        }
+    }
+
     /// The image `written` means, or nil; where it looks local but cannot be a file of the site, a
     /// warning at `location` (the reference stays as it is); where it is one of imgbake's outputs, the
     /// use is noted in `outputs`.
