@@ -231,7 +231,7 @@ import ImgBakeTestSupport
 
     @Test(arguments: [
         ("[fetch]\ntimout = \"30s\"\n", "2: error: fetch.timout: unknown key (did you mean timeout?)"),
-        ("[output]\nmarkup = \"pictures\"\n", "2: error: output.markup: \"pictures\" is not one of \"picture\", \"img\", \"localize\""),
+        ("[output]\nmarkup = \"pictures\"\n", "2: error: output.markup: \"pictures\" is not one of \"auto\", \"picture\", \"img\", \"localize\""),
         ("[images]\n\nwidths = [480, \"960\"]\n", "3: error: images.widths: expected an integer, found a string"),
         ("[images]\nwidths = [0]\n", "2: error: images.widths: must be between 1 and 16384, not 0"),
         ("[images]\nquality = { webp = 101 }\n", "2: error: images.quality.webp: must be between 1 and 100, not 101"),

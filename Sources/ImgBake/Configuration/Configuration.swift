@@ -45,12 +45,13 @@ public struct Configuration: Sendable {
     /// The output root: `outputDirectory`, or the site itself when rewriting in place.
     public var outputRoot: String { outputDirectory ?? site }
 
-    /// The image settings the build makes variants by: with `output.markup` other than `"picture"` no
-    /// `<img>` sits in a `<picture>` of imgbake's, so the source's format is made at every width
-    /// (`images.fallback` applies to `<picture>` only).
+    /// The image settings the build makes variants by: with `output.markup = "img"` no `<img>` sits in a
+    /// `<picture>` of imgbake's, and its `srcset` offers the source's format where WebP is not smaller,
+    /// so that format is made at every width. With `"auto"`, an `<img>` left outside a `<picture>` gets
+    /// a WebP `srcset` and the one fallback file, as a `<picture>` does.
     public var madeImages: ImageSettings {
         var images = images
-        if output.markup != .picture { images.fallback = .everyWidth }
+        if output.markup == .img || output.markup == .localize { images.fallback = .everyWidth }
         return images
     }
 
@@ -58,6 +59,8 @@ public struct Configuration: Sendable {
 }
 
 public enum MarkupMode: String, Sendable, CaseIterable {
+    /// `<picture>` where the page shows nothing would see it (`PageLayout`), `<img srcset>` elsewhere.
+    case auto
     /// `<img src>` becomes `<picture>` with a `<source>` per modern format.
     case picture
     /// `<img src>` gets `srcset` in the best widely supported format.
@@ -115,7 +118,7 @@ public struct OutputSettings: Sendable {
     public var imagesDirectory = "_img"
     /// How pages refer to `imagesDirectory`: a path (`/_img/`, `/blog/_img/`) or a full URL (a CDN).
     public var publicPath = "/_img/"
-    public var markup = MarkupMode.picture
+    public var markup = MarkupMode.auto
     public var markdown = MarkdownMode.localize
     /// Used when the author gave no `sizes`.
     public var sizes = "(max-width: 960px) 100vw, 960px"

@@ -41,10 +41,10 @@ extension ConfigurationKey {
                 config.output.siteRoot = text.hasSuffix("/") ? text : text + "/"
             },
             choice("output.markup", \.output.markup,
-                   "What an `<img>` becomes: a `<picture>` with a source per modern format, an `<img srcset>`, or only its URL replaced."),
+                   "What an `<img>` becomes: `auto`, a `<picture>` with a source per modern format where the page's CSS and scripts would not see the wrapper and an `<img srcset>` elsewhere; `picture` always; `img` never; `localize`, only its URL replaced."),
             choice("output.markdown", \.output.markdown,
                    "What a Markdown image becomes: its destination replaced by the local file, or the HTML markup."),
-            string("output.sizes", \.output.sizes, "The `sizes` attribute written when the author gave none."),
+            string("output.sizes", \.output.sizes, "The `sizes` attribute written when neither the author nor the page's layout gives one."),
             path("output.templates_dir", \.output.templatesDirectory, note: "none: the built-in templates", example: #""templates""#,
                  "A folder whose `.mustache` files replace the built-in templates of the same name."),
             integer("output.eager", 0...1000, \.output.eager, "The first N images of a page are never lazy-loaded, besides the first screen's."),

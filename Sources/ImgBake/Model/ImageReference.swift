@@ -116,14 +116,28 @@ public struct ImageReference: Sendable {
     /// The variants this reference asks for: the configured ones, or its element's overrides; a social
     /// card one image at the width platforms ask for; an image the author shows at a width of theirs the
     /// configured widths up to about three times that (a phone's pixels), not more.
-    public func request(over base: VariantRequest) -> Result<VariantRequest, VariantRequest.OverrideError> {
+    /// `shown`: the size its page shows it at, where the page fixes one (`PageLayout`).
+    public func request(over base: VariantRequest, shown: ShownSize? = nil) -> Result<VariantRequest, VariantRequest.OverrideError> {
         if target == .social { return .success(VariantRequest(widths: [Self.socialWidth], formats: [.original])) }
         guard let element else { return .success(base) }
         var request = base
-        if element.widthsOverride == nil, let shown = element.displayWidth { request = base.forDisplay(at: shown) }
+        if element.widthsOverride == nil {
+            switch shown {
+            case .width(let width)?: request = base.forDisplay(at: width)
+            case .height(let height)?: request = base.forDisplay(atHeight: height)
+            case nil: break
+            }
+        }
         guard element.widthsOverride != nil || element.formatsOverride != nil else { return .success(request) }
         return VariantRequest.parse(widths: element.widthsOverride, formats: element.formatsOverride, over: request)
     }
+}
+
+/// The size a page shows an image at, in CSS pixels, where it fixes one: its width, or its height with
+/// the width following the image's proportions.
+public enum ShownSize: Sendable, Hashable {
+    case width(Int)
+    case height(Int)
 }
 
 /// Where on a page an image is, for deciding what loads first: the largest image in the first screen
@@ -159,6 +173,17 @@ public struct ImageElement: Sendable, Hashable {
     public var tagRange: Range<Int>
     /// Where added attributes go: before `>` or `/>`.
     public var insertionOffset: Int
+    /// The element's index in its page's `HTMLTree` (nil in HTML that is not a whole page).
+    public var treeIndex: Int? = nil
+    /// The author's quoted `style` attribute, where a declaration can be added to it.
+    public var style: StyleAttribute? = nil
+
+    public struct StyleAttribute: Sendable, Hashable {
+        /// The value's bytes in the file, without the quotes.
+        public var valueRange: Range<Int>
+        /// The value, decoded.
+        public var value: String
+    }
     /// Lower-cased names of the attributes the author wrote.
     public var attributeNames: Set<String>
     /// The author's `sizes`, if any.
@@ -168,6 +193,8 @@ public struct ImageElement: Sendable, Hashable {
     /// `data-imgbake-widths` and `data-imgbake-formats`, as written (decoded).
     public var widthsOverride: String?
     public var formatsOverride: String?
+    /// `data-imgbake-markup`: `picture` or `img`, the author's choice for this image over `output.markup`.
+    public var markupOverride: String? = nil
     /// The author's `width` and `height`, when they are numbers (checked against the image's shape).
     public var width: Int?
     public var height: Int?
@@ -200,6 +227,8 @@ public struct PageScan: Sendable {
     public var allowsDataImages = true
     /// HTML: how the page writes its own links, which `output.relative_urls = "auto"` follows.
     public var links = PageLinks()
+    /// A whole HTML page: what decides how it lays out (its element tree, stylesheets, scripts).
+    public var styles: PageStyleInputs?
 }
 
 /// How an HTML page writes its own links: `<a href>`, `<link href>` and `<script src>`, leaving out

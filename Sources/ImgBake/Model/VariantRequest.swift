@@ -10,12 +10,17 @@ public struct VariantRequest: Hashable, Sendable {
     /// `<img>` in a `<picture>` with a modern source needs one file in the original format, for the
     /// browsers that take no `<source>`. Nil: every width. Sorted, unique, among `widths`.
     public private(set) var fallbackWidths: [Int]?
+    /// Heights in device pixels the image is shown at, where its page sets its height and its width
+    /// follows its proportions (a logo styled `height: 40px`): each made at the width that gives that
+    /// height, known once the source's shape is (`VariantPlan.widths`). Sorted, unique.
+    public private(set) var displayHeights: [Int]
 
-    public init(widths: [Int], formats: [OutputFormat], fallbackWidths: [Int]? = nil) {
+    public init(widths: [Int], formats: [OutputFormat], fallbackWidths: [Int]? = nil, displayHeights: [Int] = []) {
         self.widths = Array(Set(widths.filter { $0 > 0 })).sorted()
         var unique: [OutputFormat] = []
         for format in formats where !unique.contains(format) { unique.append(format) }
         self.formats = unique
+        self.displayHeights = Array(Set(displayHeights.filter { $0 > 0 })).sorted()
         let fallback = fallbackWidths.map { Array(Set($0).intersection(self.widths)).sorted() }
         self.fallbackWidths = fallback == self.widths || fallback?.isEmpty == true ? nil : fallback
     }
@@ -27,7 +32,7 @@ public struct VariantRequest: Hashable, Sendable {
     /// narrowest when all are wider.
     public func withOneFallback(at width: Int) -> VariantRequest {
         let chosen = widths.last { $0 <= width } ?? widths.first
-        return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] })
+        return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] }, displayHeights: displayHeights)
     }
 
     /// What an image given a `<picture>` asks for: the fallback at one width (`oneFallbackAt`, the
@@ -38,27 +43,40 @@ public struct VariantRequest: Hashable, Sendable {
 
     /// What one reference that is replaced by a single file needs: the widest width, in the source's
     /// own format.
-    public var widestFallback: VariantRequest { VariantRequest(widths: widths.last.map { [$0] } ?? [], formats: [.original]) }
+    public var widestFallback: VariantRequest {
+        VariantRequest(widths: widths.last.map { [$0] } ?? [], formats: [.original], displayHeights: widths.isEmpty ? Array(displayHeights.suffix(1)) : [])
+    }
 
     /// For an image shown `width` CSS pixels wide: the widths up to three times that (screens of up to
     /// three device pixels a CSS pixel), and the next one when it is within four times (about 3×, from
-    /// the widths there are); at least the narrowest.
+    /// the widths there are); an image shown narrower than a third of the narrowest width gets its own
+    /// widths at one, two and three device pixels a CSS pixel (a 91 px logo does not take a 480 px file).
     public func forDisplay(at width: Int) -> VariantRequest {
+        guard let narrowest = widths.first, narrowest <= 3 * width else {
+            return VariantRequest(widths: [width, 2 * width, 3 * width], formats: formats)
+        }
         var kept = widths.filter { $0 <= 3 * width }
-        if let next = widths.first(where: { $0 > 3 * width }), next <= 4 * width || kept.isEmpty { kept.append(next) }
+        if let next = widths.first(where: { $0 > 3 * width }), next <= 4 * width { kept.append(next) }
         return VariantRequest(widths: kept, formats: formats, fallbackWidths: fallbackWidths)
+    }
+
+    /// For an image shown `height` CSS pixels high, its width following its proportions: that height
+    /// at one, two and three device pixels a CSS pixel.
+    public func forDisplay(atHeight height: Int) -> VariantRequest {
+        VariantRequest(widths: [], formats: formats, displayHeights: [height, 2 * height, 3 * height])
     }
 
     /// Whether what this asks for includes all `other` asks for.
     public func covers(_ other: VariantRequest) -> Bool {
         Set(other.widths).isSubset(of: widths) && Set(other.formats).isSubset(of: formats) && Set(other.fallback).isSubset(of: fallback)
+            && Set(other.displayHeights).isSubset(of: displayHeights)
     }
 
     /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,
                        formats: OutputFormat.allCases.filter { formats.contains($0) || other.formats.contains($0) },
-                       fallbackWidths: fallback + other.fallback)
+                       fallbackWidths: fallback + other.fallback, displayHeights: displayHeights + other.displayHeights)
     }
 
     /// `data-imgbake-widths="400, 800"` and `data-imgbake-formats="avif webp original"` over `base`;

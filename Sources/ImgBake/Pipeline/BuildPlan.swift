@@ -8,7 +8,14 @@ struct BuildPlan: Sendable {
     /// Where the build leaves what it makes, and so what it does (the one answer to the build's mode).
     let target: OutputTarget
     let renderer: MarkupRenderer
-    let fingerprint: String
+    /// Every setting that shapes outputs, hashed (what the site's seal holds to).
+    let settingsFingerprint: String
+    /// What each page's state holds to: the settings and, once the site is walked, what its stylesheets
+    /// and scripts say of its layout (`laidOut`).
+    private(set) var fingerprint: String
+    /// The site's stylesheets and scripts, read once each (nil for `imgbake serve`, whose pages come
+    /// with their own).
+    let styles: SiteStyles?
     /// Identifies this site and output in the cache's per-site state.
     let stateRoot: String
     /// Unix seconds when the build started: what it used since is protected from eviction.
@@ -39,11 +46,24 @@ struct BuildPlan: Sendable {
             throw BuildError(.usage, error.description)
         }
         configuration = config
-        fingerprint = BuildFingerprint.of(config, templates: renderer)
+        settingsFingerprint = BuildFingerprint.of(config, templates: renderer)
+        fingerprint = settingsFingerprint
+        styles = target == .devServer ? nil : SiteStyles(site: config.site)
         let site = URL(fileURLWithPath: config.site).standardizedFileURL.path
         let output = URL(fileURLWithPath: config.outputRoot).standardizedFileURL.path
         stateRoot = site + "\n" + output
         startedAt = now
+    }
+
+    /// The plan with the site's layout in its fingerprint: a changed stylesheet or script can change
+    /// what markup a page's images get, so its pages are built again (no image work is repeated). In
+    /// place, a stylesheet imgbake rewrote has the same rules: URLs are not part of them.
+    func laidOut(_ inventory: SiteInventory, on pool: WorkerPool) async -> BuildPlan {
+        guard let styles else { return self }
+        var plan = self
+        let digest = await pool.run { styles.digest(of: inventory.pages + inventory.otherFiles) }
+        plan.fingerprint = BlobID(of: Array((settingsFingerprint + "\nlayout " + digest).utf8)).hex
+        return plan
     }
 
     var imagesFolder: String { configuration.outputRoot + "/" + configuration.output.imagesDirectory }
@@ -78,7 +98,7 @@ struct BuildPlan: Sendable {
     var pageSettings: PageModel.Settings {
         let images = configuration.madeImages, output = configuration.output
         return PageModel.Settings(ownOutputPrefix: ownOutputPrefix, publicPaths: scanSettings.ownPrefixes, defaultRequest: VariantRequest(images),
-                                  markup: output.markup, markdown: output.markdown,
+                                  markup: output.markup, markdown: output.markdown, scanSettings: scanSettings,
                                   fallbackWidth: images.oneFallbackWidth)
     }
 

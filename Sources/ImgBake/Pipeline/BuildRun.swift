@@ -30,9 +30,15 @@ struct BuildRun: Sendable {
         async let states = seal == nil ? store.pageStates(withReferences: plan.reports) : [:]
         let inventory = await takeInventory()
         if await holds(seal, inventory) { return try await concludeUnchanged(inventory) }
+        // What the site's stylesheets and scripts say of its pages' layout is part of each page's fingerprint.
+        let run = BuildRun(plan: await plan.laidOut(inventory, on: services.pages), services: services, progress: progress)
+        return try await run.rebuild(inventory, previous: seal == nil ? await states : await store.pageStates())
+    }
+
+    /// The stages after the seal did not hold: from the triage of the pages to the conclusion.
+    func rebuild(_ inventory: SiteInventory, previous: [String: PageState]) async throws(BuildError) -> BuildResult {
         var journal = BuildJournal(plan: plan, store: store, cache: services.cache, pool: services.journal)
         await journal.begin()
-        let previous = seal == nil ? await states : await store.pageStates()
         let triage = try await restoreLost(await self.triage(inventory, previous: previous), &journal)
         await services.anticipateRemoteMisses()
         let demand = ImageDemand(manager: services.manager, limit: plan.configuration.fetch.concurrency + 2 * plan.configuration.jobs,

@@ -19,6 +19,9 @@ struct PageModel: Sendable {
     /// Files of the images folder named in the bytes under the public path wherever they are (a code
     /// block, a comment, a script), with the offset of the first mention: they stay in use too.
     var mentions: [String: Int]
+    /// For each `<img>` given markup, by reference index: what its page lets imgbake write without
+    /// changing how it lays out (`PageLayout`).
+    var layouts: [Int: ImageLayout] = [:]
 
     var path: String { scan.file.path }
 
@@ -31,17 +34,21 @@ struct PageModel: Sendable {
         /// What a reference asks for unless its element says otherwise.
         var defaultRequest: VariantRequest
         /// How images are given markup (`output.markup`, `output.markdown`).
-        var markup = MarkupMode.picture
+        var markup = MarkupMode.auto
         var markdown = MarkdownMode.localize
+        /// What a page's stylesheets' `@import`s resolve against.
+        var scanSettings = ScanSettings()
         /// The width of the one fallback file of a `<picture>` (`ImageSettings.oneFallbackWidth`); nil: one
         /// per width.
         var fallbackWidth: Int?
     }
 
     /// Which references to localise: all of them, but none on a page whose remote `<base href>` would
-    /// make a local path wrong; each with its element's variant overrides, or the configured ones.
-    /// References to imgbake's own outputs under a CDN `public_path` are taken out.
-    init(_ scanned: PageScan, settings: Settings) {
+    /// make a local path wrong; each with its element's variant overrides, or the configured ones, and
+    /// the size its page shows it at. References to imgbake's own outputs under a CDN `public_path` are
+    /// taken out. `styles`: where the page's stylesheets and scripts are read (nil: the page's layout
+    /// is not looked at, as `imgbake scan` does not).
+    init(_ scanned: PageScan, settings: Settings, styles: (any StyleLibrary)? = nil) {
         scan = scanned
         if let own = settings.ownOutputPrefix { scan.references.removeAll { $0.source.remoteURL?.string.hasPrefix(own) == true } }
         diagnostics = scan.diagnostics
@@ -56,28 +63,55 @@ struct PageModel: Sendable {
         let defaultRequest = settings.defaultRequest
         var problems: [Diagnostic] = []
         let file = scan.file
-        requests = scan.references.map { reference -> VariantRequest in
-            switch reference.request(over: defaultRequest) {
-            case .success(let request): return Self.used(by: reference, of: request, in: file, settings)
+        let laidOut = Self.layouts(of: scan, settings, styles: styles)
+        var layouts: [Int: ImageLayout] = [:]
+        requests = scan.references.enumerated().map { index, reference -> VariantRequest in
+            var shown = reference.element?.displayWidth.map(ShownSize.width)
+            var markup: Bool?
+            if Self.getsMarkup(reference, in: file, settings) {
+                let layout = reference.element?.treeIndex.flatMap { laidOut[$0] } ?? .unknownPage
+                layouts[index] = layout
+                if layout.pageKnown { shown = layout.shown(authorWidth: reference.element?.width, authorHeight: reference.element?.height) }
+                markup = MarkupChoice.wraps(settings.markup, element: reference.element, layout: layout)
+            }
+            switch reference.request(over: defaultRequest, shown: shown) {
+            case .success(let request): return Self.used(by: reference, of: request, wrapped: markup, settings)
             case .failure(let problem):
                 problems.append(Diagnostic(.warning, problem.description, at: reference.location))
-                return Self.used(by: reference, of: defaultRequest, in: file, settings)
+                return Self.used(by: reference, of: defaultRequest, wrapped: markup, settings)
             }
         }
+        self.layouts = layouts
         diagnostics += problems
     }
 
+    /// The layout of each `<img>` of the page that gets markup, by its index in the page's tree: those
+    /// `output.markup = "auto"` would wrap checked wrapped together.
+    static func layouts(of scan: PageScan, _ settings: Settings, styles: (any StyleLibrary)?) -> [Int: ImageLayout] {
+        guard let styles, let inputs = scan.styles else { return [:] }
+        var elements: [Int] = [], wrappable: Set<Int> = []
+        for reference in scan.references where getsMarkup(reference, in: scan.file, settings) {
+            guard let element = reference.element, let index = element.treeIndex else { continue }
+            elements.append(index)
+            if settings.markup == .auto && element.markupOverride != "img" { wrappable.insert(index) }
+        }
+        guard !elements.isEmpty else { return [:] }
+        let page = PageLayout(inputs, page: scan.file.path, settings: settings.scanSettings, library: styles)
+        return page.images(at: elements, wrappable: wrappable)
+    }
+
     /// What the rewrite of `reference` uses of what it asks for, and so all that is made for it: an image
-    /// given markup every width (in a `<picture>`, the fallback at one); `image-set()` the widest of each
-    /// format; a social card its one width; any other reference, replaced by one file, the widest in the
-    /// source's own format.
-    static func used(by reference: ImageReference, of request: VariantRequest, in file: SourceFile, _ settings: Settings) -> VariantRequest {
+    /// given markup (`wrapped` not nil) every width, the fallback at one, and in no `<picture>` only the
+    /// formats an `<img>` takes; `image-set()` the widest of each format; a social card its one width;
+    /// any other reference, replaced by one file, the widest in the source's own format.
+    static func used(by reference: ImageReference, of request: VariantRequest, wrapped: Bool?, _ settings: Settings) -> VariantRequest {
         switch reference.target {
         case .social: return request
         case .formatSet: return VariantRequest(widths: Array(request.widths.suffix(1)), formats: request.formats)
         case .fallback:
-            guard getsMarkup(reference, in: file, settings) else { return request.widestFallback }
-            return request.inPicture(oneFallbackAt: settings.fallbackWidth)
+            guard let wrapped else { return request.widestFallback }
+            let marked = request.inPicture(oneFallbackAt: settings.fallbackWidth)
+            return wrapped ? marked : MarkupChoice.unwrapped(marked)
         }
     }
 

@@ -319,7 +319,7 @@ extension PagePlan {
                               references: model.scan.references.count)
             guard target.rewritesPages, page.writable else { return readOnly(model, notes) }
             let rewrite = model.requests.map {
-                settings.rewriter.rewrite(model.scan, requests: $0, images: images.image(for:), priority: priority,
+                settings.rewriter.rewrite(model.scan, requests: $0, layouts: model.layouts, images: images.image(for:), priority: priority,
                                           inline: { images.inline[$0.blob] }, pending: { images.pending[$0] })
             } ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
             let write = rewrite.bytes.map { bytes in

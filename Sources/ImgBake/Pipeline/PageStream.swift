@@ -140,7 +140,8 @@ struct PageGatherer: Sendable {
             return input
         }
         progress.update { $0.pagesScanned += 1 }
-        guard let model = PageFile.scan(page.path, loaded.bytes, settings: plan.scanSettings).map({ PageModel($0, settings: plan.pageSettings) })
+        guard let model = PageFile.scan(page.path, loaded.bytes, settings: plan.scanSettings)
+            .map({ PageModel($0, settings: plan.pageSettings, styles: plan.styles) })
         else {
             input.gathered = .tooDeep
             return input
@@ -159,7 +160,9 @@ struct PageGatherer: Sendable {
             return .success(LoadedPage(path: page.path, bytes: bytes, hash: blob, kept: blob, siteStamp: stamp, siteHash: page.previous?.written.last))
         }
         let bytes: [UInt8], stamp: FileStamp
-        switch PageFile.read(page.path, site: plan.configuration.site, maxBytes: plan.configuration.maxPageBytes) {
+        // A stylesheet the layout read is not read again.
+        let taken = plan.styles?.take(page.path).flatMap { $0.0.count <= plan.configuration.maxPageBytes ? $0 : nil }
+        switch taken.map(Result.success) ?? PageFile.read(page.path, site: plan.configuration.site, maxBytes: plan.configuration.maxPageBytes) {
         case .success(let read): (bytes, stamp) = read
         case .failure(let problem): return .failure(problem)
         }

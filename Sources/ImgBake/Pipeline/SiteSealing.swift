@@ -21,7 +21,7 @@ struct SealStamps {
         }
         // Each part counted first, so that no two different listings can give the same bytes.
         add("imgbake seal 2")
-        add(plan.fingerprint)
+        add(plan.settingsFingerprint)
         add(plan.target.sealName)
         add("\(inventory.folders.count) folders, \(inventory.linkedPages.count) links, \(files.count) files, \(names.count) images")
         for folder in inventory.folders { add(folder) }

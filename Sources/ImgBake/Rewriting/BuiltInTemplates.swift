@@ -27,12 +27,14 @@ enum BuiltInTemplates {
         return out
     }
 
-    /// `<picture>{{#sources}}<source type="{{type}}" srcset="{{srcset}}" sizes="{{sizes}}">{{/sources}}{{{img}}}</picture>`
+    /// `<picture{{#style}} style="{{style}}"{{/style}}>{{#sources}}<source hidden type="{{type}}" srcset="{{srcset}}" sizes="{{sizes}}">{{/sources}}{{{img}}}</picture>`
     private static func picture(_ context: [String: Any]) -> String {
-        var out = "<picture>"
+        var out = "<picture"
+        if let style = context["style"] { out += " style=\"" + escape(style) + "\"" }
+        out += ">"
         for source in (context["sources"] as? [[String: Any]]) ?? [] {
             // A name the source lacks is looked up in the enclosing context, as Mustache does.
-            out += "<source type=\"" + escape(source["type"] ?? context["type"])
+            out += "<source hidden type=\"" + escape(source["type"] ?? context["type"])
             out += "\" srcset=\"" + escape(source["srcset"] ?? context["srcset"])
             out += "\" sizes=\"" + escape(source["sizes"] ?? context["sizes"]) + "\">"
         }

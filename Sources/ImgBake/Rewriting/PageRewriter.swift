@@ -31,12 +31,13 @@ public struct PageRewriter: Sendable {
 
     /// - Parameters:
     ///   - requests: the variant request of each reference (aligned with `scan.references`).
+    ///   - layouts: what each `<img>` given markup may have written (`PageModel.layouts`, by reference index).
     ///   - priority: which images load first, chosen once for the page (`LoadingPriority`).
     ///   - inline: a small file's bytes, to write it into the page as a `data:` URI (nil: not inlined);
     ///     the page's images bring them (`PageImages.inline`).
     ///   - pending: `imgbake serve`: the URL standing for an image not made yet (`PageImages.pending`);
     ///     a reference to it is given that URL alone, as the image's widest file would be written.
-    func rewrite(_ scan: PageScan, requests: [VariantRequest], images: (ImageSource) -> ResolvedImage?,
+    func rewrite(_ scan: PageScan, requests: [VariantRequest], layouts: [Int: ImageLayout] = [:], images: (ImageSource) -> ResolvedImage?,
                  priority: LoadingPriority, inline: (StoredVariant) -> [UInt8]? = { _ in nil },
                  pending: (ImageSource) -> String? = { _ in nil }) -> PageRewrite {
         // Files named as the page refers to them: the public path, or relative to the page.
@@ -68,7 +69,10 @@ public struct PageRewriter: Sendable {
                let warning = AspectCheck.check(element, image: fallback, at: reference.location) {
                 draft.diagnostics.append(warning)
             }
-            if let edit = elementMarkup(reference, image: image, variants: variants, level: priority.level(of: index), scan: scan,
+            let layout = layouts[index] ?? .unknownPage
+            let placing = ImageMarkup.Placing(layout: layout, wraps: MarkupChoice.wraps(output.markup, element: reference.element, layout: layout),
+                                              priority: priority.level(of: index))
+            if let edit = elementMarkup(reference, image: image, variants: variants, placing: placing, scan: scan,
                                         markup: markup, inline: inline, draft: &draft) {
                 draft.edits.append(edit)
                 draft.written[index] = naming.url(fallback, of: image)
@@ -116,7 +120,7 @@ public struct PageRewriter: Sendable {
             guard let span = image.span, let url = image.source, let resolved = images(url), resolved.source.format != .svg,
                   let (html, used) = markup.render(ImageMarkup.tag(alt: image.alt, title: image.title), image: resolved,
                                                    variants: resolved.variants(for: plan.markupRequest(plan.defaultRequest), plan: plan),
-                                                   priority: draft.marked < output.eager ? .eager : .lazy)
+                                                   placing: .unknownPage(output.markup, priority: draft.marked < output.eager ? .eager : .lazy))
             else { continue }
             draft.marked += 1
             draft.edits.append(Edit(span, html))
@@ -128,21 +132,22 @@ public struct PageRewriter: Sendable {
 
     /// The edit writing an `<img>` whole again (srcset, sizes, dimensions, `<picture>`, loading), if the
     /// reference is one that imgbake wraps; nil leaves the reference to the reference writer.
-    private func elementMarkup(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant], level: LoadingPriority.Level,
+    private func elementMarkup(_ reference: ImageReference, image: ResolvedImage, variants: [StoredVariant], placing: ImageMarkup.Placing,
                                scan: PageScan, markup: ImageMarkup, inline fileBytes: (StoredVariant) -> [UInt8]?,
                                draft: inout Draft) -> Edit? {
-        guard reference.kind == .imgSrc, let element = reference.element, wraps(element, image, in: scan.file),
+        guard reference.kind == .imgSrc, let element = reference.element, getsMarkup(element, image, in: scan.file),
               case .attribute(let quote) = reference.syntax else { return nil }
         let start = element.tagRange.lowerBound
         let tag = ImageMarkup.Tag(bytes: Array(scan.file.bytes[element.tagRange]),
                                   src: reference.range.lowerBound - start..<reference.range.upperBound - start,
                                   srcQuote: quote, insertion: element.insertionOffset - start,
                                   attributes: element.attributeNames, sizes: element.sizes,
-                                  displayWidth: element.displayWidth, width: element.width, height: element.height)
-        var level = level
-        if level == .lazy && draft.marked < output.eager { level = .eager }
-        let inline = level != .lazy && scan.allowsDataImages ? inlined(variants, fileBytes) : nil
-        guard let (html, used) = markup.render(tag, image: image, variants: variants, priority: level, inline: inline) else { return nil }
+                                  displayWidth: element.displayWidth, width: element.width, height: element.height,
+                                  style: element.style.map { $0.valueRange.lowerBound - start..<$0.valueRange.upperBound - start })
+        var placing = placing
+        if placing.priority == .lazy && draft.marked < output.eager { placing.priority = .eager }
+        let inline = placing.priority != .lazy && scan.allowsDataImages ? inlined(variants, fileBytes) : nil
+        guard let (html, used) = markup.render(tag, image: image, variants: variants, placing: placing, inline: inline) else { return nil }
         draft.marked += 1
         for variant in used { draft.outputs.insert(outputImage(variant, image)) }
         return Edit(element.tagRange, html)
@@ -183,7 +188,7 @@ public struct PageRewriter: Sendable {
         OutputImage(fileName: naming.fileName(variant, of: image), blob: variant.blob, bytes: variant.bytes, key: image.key)
     }
 
-    private func wraps(_ element: ImageElement, _ image: ResolvedImage, in file: SourceFile) -> Bool {
+    private func getsMarkup(_ element: ImageElement, _ image: ResolvedImage, in file: SourceFile) -> Bool {
         let markupHere = file.kind == .html || (file.kind == .markdown && output.markdown == .html)
         return markupHere && output.markup != .localize && !element.inPicture && !element.hasSrcset
             && image.source.format != .svg

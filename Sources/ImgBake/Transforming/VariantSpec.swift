@@ -222,7 +222,9 @@ public struct VariantPlan: Sendable {
 
     /// Requested widths capped at the source width.
     public func widths(for source: SourceInfo, request: VariantRequest) -> [Int] {
-        Array(Set(request.widths.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
+        let ratio = source.height > 0 ? Double(source.width) / Double(source.height) : 1
+        let shown = request.displayHeights.map { Int((Double($0) * ratio).rounded()) }
+        return Array(Set((request.widths + shown).map { min($0, source.width) })).filter { $0 > 0 }.sorted()
     }
 
     /// The widths made in the source's own format: those the request asks the fallback at, capped at the

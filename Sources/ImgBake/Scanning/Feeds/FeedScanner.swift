@@ -38,7 +38,8 @@ struct FeedReferences {
         references.append(ImageReference(kind: kind, source: source, location: location, range: range, syntax: syntax, absolute: true))
     }
 
-    /// `<img src>` in HTML that the feed carries escaped: found in the decoded HTML, replaced in the raw
+    /// `<img src>`, its `srcset` and a `<picture>`'s `<source srcset>` candidates in HTML that the feed
+    /// carries escaped (a generator's resized copies in a `srcset` are images too): found in the decoded HTML, replaced in the raw
     /// bytes (`decoded.sources` are offsets from `start`), written with `syntax` for the attribute's quote.
     /// `base`: what relative URLs in it resolve against (the item's link), if not the feed's folder.
     mutating func embeddedImages(_ decoded: HTMLEntities.Decoded, at start: Int, base: String? = nil, syntax: (UInt8?) -> ImageReference.Syntax) {
@@ -52,7 +53,7 @@ struct FeedReferences {
         quiet.missingAlt = nil
         let html = SourceFile(path: file.path, kind: .html, bytes: decoded.bytes)
         let found = HTMLScanner.references(in: html, region: 0..<html.bytes.count, honourBase: false, base: base, settings: quiet)
-        for reference in found.references where reference.kind == .imgSrc {
+        for reference in found.references where [.imgSrc, .imgSrcset, .sourceSrcset].contains(reference.kind) {
             guard case .attribute(let quote) = reference.syntax else { continue }
             let raw = decoded.rawRange(of: reference.range)
             let range = start + raw.lowerBound..<start + raw.upperBound
