@@ -41,7 +41,13 @@ public final class ServedSite: Sendable {
     private struct PageKey: Hashable, Sendable {
         var path: String
         var bytes: BlobID
+        /// The styles' (`ServedStyles.generation`) it was planned with.
+        var styles: Int
     }
+    /// The page's stylesheets and scripts, fetched from the dev server.
+    let styles: ServedStyles
+    /// The files each page's layout read when it was last planned, to ask about again when it comes back.
+    private let pageFiles = Locked([String: ServedStyles.Files]())
 
     private struct ServedFile {
         var blob: BlobID
@@ -87,6 +93,8 @@ public final class ServedSite: Sendable {
         self.upstream = upstream
         settings = plan.planSettings()
         imagesPath = plan.ownPublicPath
+        styles = ServedStyles(downloader: services.downloader, upstream: upstream, siteRoot: plan.configuration.output.siteRoot,
+                              settings: plan.scanSettings)
     }
 
     /// The names a dev server at `host` writes its own URLs with.
@@ -133,8 +141,8 @@ public final class ServedSite: Sendable {
     }
 
     private func planned(_ bytes: [UInt8], sitePath path: String) async -> ServedPage {
-        let key = PageKey(path: path, bytes: BlobID(of: bytes))
-        if var again = rewrites.withLock({ $0.value(for: key) }) {
+        if let files = pageFiles.withLock({ $0[path] }) { await styles.refresh(files) }
+        if var again = rewrites.withLock({ $0.value(for: PageKey(path: path, bytes: BlobID(of: bytes), styles: styles.generation)) }) {
             again.remembered = true
             counters.withLock { $0.pages += 1 }
             return again
@@ -144,7 +152,12 @@ public final class ServedSite: Sendable {
             page.diagnostics = [PageFile.tooDeep(path, bytes).diagnostic]
             return page
         }
-        let model = PageModel(scan, settings: plan.pageSettings)
+        if let inputs = scan.styles {
+            await styles.prepare(inputs)
+            pageFiles.withLock { $0[path] = ServedStyles.Files(inputs) }
+        }
+        let key = PageKey(path: path, bytes: BlobID(of: bytes), styles: styles.generation)
+        let model = PageModel(scan, settings: plan.pageSettings, styles: styles)
         let (images, counts) = await self.images(of: model)
         let loaded = LoadedPage(path: path, bytes: bytes, hash: key.bytes, siteStamp: FileStamp(size: bytes.count, modified: 0))
         var input = PageInput(page: PageToBuild(path: path, source: .siteFile), source: .success(loaded))
