@@ -188,12 +188,12 @@ import ImgBakeTestSupport
         // Every page is either untouched or completely rewritten; the next build finishes the job.
         for n in 0..<6 {
             let page = try #require(site.folder.text("site/p\(n).html"))
-            #expect(page.hasPrefix("<img src=\"http://images.test/") || page.hasPrefix("<picture>"))
+            #expect(page.hasPrefix("<img src=\"http://images.test/") || page.hasPrefix("<picture"))
         }
         let again = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try await runImgbake(["cache", "verify", "--cache-dir", site.cache]).status == 0)
-        for n in 0..<6 { #expect(site.folder.text("site/p\(n).html")?.hasPrefix("<picture>") == true) }
+        for n in 0..<6 { #expect(site.folder.text("site/p\(n).html")?.hasPrefix("<picture") == true) }
         #expect(site.folder.files(under: "site/_img").allSatisfy { !$0.hasPrefix(".") })
     }
 }

@@ -93,13 +93,13 @@ func normalizingHashes(_ text: String) -> String {
             #expect(image.contains("-960.jpg\"") && !image.contains("srcset") && !image.contains("sizes"), "\(image)")
             // The box is the image's at its widest: the same as a srcset of every width gave.
             #expect(image.contains("width=\"1920\"") || image.contains("width=\"2000\""), "\(image)")
-            #expect(page.contains("<source type=\"image/webp\" srcset=\"") && page.contains(".webp 1920w"))
+            #expect(page.contains("<source hidden type=\"image/webp\" srcset=\"") && page.contains(".webp 1920w"))
         case "every-width":
             #expect(jpegs.starts(with: [480, 960, 1320]), "\(jpegs)")
             #expect(image.contains("srcset=\"") && image.contains(".jpg 480w"), "\(image)")
         default:
             // One <img srcset> of WebP files, no <picture>: the fallback is every width there is.
-            #expect(!page.contains("<picture>") && image.contains(".webp 480w"), "\(image)")
+            #expect(!page.contains("<picture") && image.contains(".webp 480w"), "\(image)")
         }
     }
 
@@ -153,7 +153,7 @@ func normalizingHashes(_ text: String) -> String {
         let output = try #require(site.output("index.html"))
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[0...2].joined(separator: "\n") == page.split(separator: "\n", omittingEmptySubsequences: false)[0...2].joined(separator: "\n"))
-        #expect(lines[3].hasPrefix("<picture>"))
+        #expect(lines[3].hasPrefix("<picture"))
     }
 
     @Test func everyOutputDecodesWithLibvipsAtTheWidthItsNameSays() async throws {
@@ -203,13 +203,15 @@ func normalizingHashes(_ text: String) -> String {
         _ = try await site.build(origin: origin)
         // The first, large and not a logo, is the likely LCP image; what follows it is below it (lazy).
         // The one the author shows 200 px wide gets sizes for that, its height from the image's
-        // proportions, and widths up to about three times 200. Each <img> has its one fallback file, no srcset.
+        // proportions, and widths up to about three times 200; lazy, its width fixed, it lets the browser
+        // say how wide it is laid out (`sizes="auto, …"`). Each <img> has its one fallback file, no srcset.
         let expected = """
-        <picture><source type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' width="1000" height="872" fetchpriority="high" decoding="async"></picture>
-        <picture><source type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="(max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" height="200" loading="lazy" decoding="async"/></picture>
-        <picture><source type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.jpg" sizes="50vw" width="300" height="200" loading="lazy" decoding="async"></picture>
+        <picture style="display:contents"><source hidden type="image/webp" srcset="/_img/hubble-HASH-480.webp 480w, /_img/hubble-HASH-960.webp 960w, /_img/hubble-HASH-1000.webp 1000w" sizes="(max-width: 960px) 100vw, 960px"><IMG class=hero  ALT="Galaxies &amp; more" src="/_img/hubble-HASH-1000.jpg" data-x='1' width="1000" height="872" fetchpriority="high" decoding="async"></picture>
+        <picture style="display:contents"><source hidden type="image/webp" srcset="/_img/astronaut-HASH-480.webp 480w" sizes="auto, (max-width: 200px) 100vw, 200px"><img src="/_img/astronaut-HASH-480.jpg" width="200" alt="" height="200" loading="lazy" decoding="async"/></picture>
+        <picture style="display:contents"><source hidden type="image/webp" srcset="/_img/coffee-HASH-300.webp 300w" sizes="50vw"><img src="/_img/coffee-HASH-300.jpg" sizes="50vw" width="300" height="200" loading="lazy" decoding="async"></picture>
         """
-        #expect(normalizingHashes(try #require(site.output("a.html"))) == expected)
+        let actual = normalizingHashes(try #require(site.output("a.html")))
+        #expect(actual == expected, "\(actual)")
     }
 
     @Test func byteOrderMarkCRLFAndEverythingElseAreKept() async throws {

@@ -7,8 +7,8 @@ import Testing
 /// Sphinx), then imgbake with the example's settings. Checked by a script of the tests' own
 /// (Tests/Support/sitecheck.py), not by imgbake's scanners: every image URL in every page, feed and
 /// stylesheet names a file that exists; nothing but image references and `<img>` tags changed; every
-/// feed, sitemap and JSON file still parses; a second build changes no file and `make` then has
-/// nothing to do.
+/// feed, sitemap and JSON file still parses; every page lays out as before in Chromium
+/// (Tests/Support/layout_check.py); a second build changes no file and `make` then has nothing to do.
 @Suite struct GeneratorExampleTests {
     struct Example: Sendable, CustomStringConvertible {
         var name: String
@@ -59,6 +59,11 @@ import Testing
         for check in [["references", site, example.baseURL], ["changes", folder.path + "/before", site], ["parse", site]] {
             let result = try await run(["python3", Paths.root + "/Tests/Support/sitecheck.py"] + check, in: folder.path)
             #expect(result.status == 0, "\(check[0]): \(result.stdout)")
+        }
+        // Every page lays out as the generator wrote it (its remote images from the origin).
+        if LayoutCheck.chromium {
+            let layout = try await LayoutCheck.run(before: folder.path + "/before", after: site, connectTo: [origin.connectTo], label: example.name)
+            #expect(layout.holds && layout.images > 0, "\(layout.output)")
         }
         // The change check can fail: a title edited by hand is seen.
         try FileManager.default.copyItem(atPath: site, toPath: folder.path + "/tampered")

@@ -85,12 +85,16 @@ import Testing
     }
 
     /// sitecheck.py as GeneratorExampleTests runs it: every image URL resolves, nothing but image
-    /// references changed since `before`, feeds and sitemaps parse.
-    static func checkSite(_ site: String, before: String, baseURL: String, in folder: TemporaryFolder) async throws {
+    /// references changed since `before`, feeds and sitemaps parse; and every page lays out as before
+    /// in Chromium (layout_check.py, the origin's images reached through `origin`).
+    static func checkSite(_ site: String, before: String, baseURL: String, origin: Origin, in folder: TemporaryFolder) async throws {
         for check in [["references", site, baseURL], ["changes", before, site], ["parse", site]] {
             let result = try await run(["python3", Paths.root + "/Tests/Support/sitecheck.py"] + check, in: folder.path)
             #expect(result.status == 0, "\(check[0]): \(result.stdout)")
         }
+        guard LayoutCheck.chromium else { return }
+        let layout = try await LayoutCheck.run(before: before, after: site, connectTo: [origin.connectTo])
+        #expect(layout.holds && layout.images > 0, "\(layout.output)")
     }
 
     /// The pages opened from disk in Chromium: per page, local images and how many loaded.
@@ -147,7 +151,7 @@ import Testing
         try FileManager.default.copyItem(atPath: directory + "/site", toPath: folder.path + "/before")
         let built = try await run(mkdocs, in: directory, environment: environment)
         #expect(built.status == 0 && Self.localised(built.stdout) == 8 && built.stdout.contains(" 0 failed"), "\(built.stdout)")
-        try await Self.checkSite(directory + "/site", before: folder.path + "/before", baseURL: "https://example.org/docs/", in: folder)
+        try await Self.checkSite(directory + "/site", before: folder.path + "/before", baseURL: "https://example.org/docs/", origin: origin, in: folder)
         // The plugin's option reached imgbake: no width above 960 (hubble-wide is 2,000 px).
         let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/site/_img")
         #expect(!files.isEmpty && files.allSatisfy { !$0.contains("-1320.") && !$0.contains("-2000.") }, "\(files)")
@@ -200,7 +204,7 @@ import Testing
         // -E: every page written again, as the generator's output was before imgbake.
         let built = try await run(sphinx + ["-E"], in: directory, environment: environment)
         #expect(built.status == 0 && Self.localised(built.stdout) == 7 && built.stdout.contains(" 0 failed"), "\(built.stdout)")
-        try await Self.checkSite(directory + "/_build/html", before: folder.path + "/before", baseURL: "https://example.org/", in: folder)
+        try await Self.checkSite(directory + "/_build/html", before: folder.path + "/before", baseURL: "https://example.org/", origin: origin, in: folder)
 
         // Other builders are left alone.
         let text = try await run([venv + "/bin/python", "-m", "sphinx", "-W", "-b", "text", ".", "_build/text"], in: directory, environment: environment)
@@ -266,7 +270,7 @@ import Testing
         let built = try await run(["jekyll", "build"], in: directory, environment: environment)
         #expect(built.status == 0 && Self.localised(built.stdout) == 14 && built.stdout.contains(" 0 failed"), "\(built.stdout)")
         #expect(!built.stdout.lowercased().contains("warn"), "\(built.stdout)")
-        try await Self.checkSite(directory + "/_site", before: folder.path + "/before", baseURL: "https://example.org/", in: folder)
+        try await Self.checkSite(directory + "/_site", before: folder.path + "/before", baseURL: "https://example.org/", origin: origin, in: folder)
 
         _ = try await Self.devServer(["jekyll", "serve", "--host", "127.0.0.1", "--port", "{port}"], page: "/2026/11/01/first-light.html",
                                      edit: "_posts/2026-11-01-first-light.md", append: "\n![Deep field](http://images.test/img/deep-field.gif)\n",

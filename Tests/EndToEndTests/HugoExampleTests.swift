@@ -40,8 +40,18 @@ import Testing
         let variables = ["IMGBAKE=\(Paths.binary)", "HUGO=\(hugo)",
                          "IMGBAKE_FLAGS=--cache-dir \(folder.path)/cache --connect-to \(origin.connectTo)"]
 
+        // The theme's pages as Hugo writes them, to compare the layout with.
+        let hugoOnly = try await run(["make", "--no-print-directory", "IMGBAKE=true", "HUGO=\(hugo)"], in: example)
+        try #require(hugoOnly.status == 0, "\(hugoOnly.stdout)\(hugoOnly.stderr)")
+        try FileManager.default.copyItem(atPath: example + "/public", toPath: folder.path + "/before")
+        try FileManager.default.removeItem(atPath: example + "/public")
         let first = try await run(["make", "--no-print-directory"] + variables, in: example)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        if LayoutCheck.chromium {
+            let layout = try await LayoutCheck.run(before: folder.path + "/before", after: example + "/public", connectTo: [origin.connectTo],
+                                                   label: "hugo-\(release)")
+            #expect(layout.holds && layout.images > 0, "\(layout.output)")
+        }
         #expect(first.stdout.contains("imgbake build public") && first.stdout.contains("0 failed"), "\(first.stdout)")
         let post = try #require(folder.text("hugo/public/posts/first-light/index.html"))
         #expect(!post.contains("images.test") && !post.contains("\"/img/astronaut.jpg\""), "\(post)")

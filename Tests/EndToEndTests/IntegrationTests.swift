@@ -142,7 +142,7 @@ import ImgBakeTestSupport
         site.folder.write("site/imgbake.toml", "[output]\nmarkdown = \"html\"\n" + TestSite.fixedQualityTOML)
         let built = try await runImgbake(["build", site.site, "--cache-dir", site.cache, "--quiet"])
         #expect(built.status == 0, "\(built.stderr)")
-        #expect(site.folder.text("site/p.html")?.contains("<picture>") == true && site.folder.text("site/m.md")?.contains("<picture>") == true)
+        #expect(site.folder.text("site/p.html")?.contains("<picture") == true && site.folder.text("site/m.md")?.contains("<picture") == true)
         let check = try await runImgbake(["build", site.site, "--check", "--cache-dir", site.cache, "--quiet"])
         #expect(check.status == 1)
         let lines = check.stderr.split(separator: "\n").map(String.init)

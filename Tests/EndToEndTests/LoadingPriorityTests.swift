@@ -80,7 +80,7 @@ import Vips
     /// The `<picture>` around that `<img>`: its `<source>`s carry the `srcset` and `sizes` (the `<img>`
     /// has the one fallback file).
     func picture(_ html: String, alt: String) throws -> String {
-        let pictures = html.matches(of: /<picture>.*?<\/picture>/.dotMatchesNewlines()).map { String(html[$0.range]) }
+        let pictures = html.matches(of: /<picture\b.*?<\/picture>/.dotMatchesNewlines()).map { String(html[$0.range]) }
         return try #require(pictures.first { $0.contains("alt=\"\(alt)\"") }, "no <picture> around <img alt=\"\(alt)\">")
     }
 

@@ -111,7 +111,7 @@ import Vips
         config.reportPath = report
         _ = try await one.build(config)
         let page = try #require(one.output("index.html"))
-        let webpSource = try #require(page.firstMatch(of: /<source type="image\/webp" srcset="([^"]+)"/)?.output.1)
+        let webpSource = try #require(page.firstMatch(of: /<source hidden type="image\/webp" srcset="([^"]+)"/)?.output.1)
         let offered = Set(webpSource.matches(of: /\.webp (\d+)w/).map { Int($0.output.1)! })
 
         // Each width's WebP and JPEG as the transformer makes them alone, and the source's own bytes.

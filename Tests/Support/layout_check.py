@@ -265,6 +265,9 @@ def main():
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     parser.add_argument("--label", default="", help="a name for the site, before each page in the table")
     parser.add_argument("--timeout", type=float, default=60, help="s a page may take to load and go quiet (each viewport, each side)")
+    parser.add_argument("--connect-to", action="append", default=[], metavar="HOST:PORT:ADDRESS:PORT",
+                        help="as imgbake's: the browser reaches HOST:PORT at ADDRESS:PORT (a test's loopback origin); "
+                             "certificates are then not checked (the origins' own CA)")
     args = parser.parse_args()
     prefix = "/" + args.site_root.strip("/") + "/" if args.site_root.strip("/") else "/"
     for folder in (args.before, args.after):
@@ -280,10 +283,15 @@ def main():
     servers = {side: serve(os.path.abspath(folder), prefix) for side, folder in (("before", args.before), ("after", args.after))}
     base = {side: "http://127.0.0.1:%d%s" % (server.server_address[1], prefix) for side, server in servers.items()}
     profile = tempfile.mkdtemp(prefix="imgbake-layout-")
+    rules = []
+    for route in args.connect_to:
+        host, port, address, target = route.rsplit(":", 3)
+        rules.append("MAP %s:%s %s:%s" % (host, port, address, target))
+    flags = (["--host-resolver-rules=" + ", ".join(rules), "--ignore-certificate-errors"] if rules else [])
     browser = None
     rows, changes, broke, texts = [], [], [], []
     try:
-        browser = Browser(args.chromium, profile)
+        browser = Browser(args.chromium, profile, flags=flags)
         for page in pages:
             for view, device in VIEWPORTS:
                 results = {}
@@ -293,7 +301,7 @@ def main():
                         continue
                     if browser.process.poll() is not None or not browser.ws.connected:  # Chromium died under an earlier page: a new one
                         browser.close()
-                        browser = Browser(args.chromium, profile)
+                        browser = Browser(args.chromium, profile, flags=flags)
                     results[side] = measure(browser, base[side] + urllib.parse.quote(page), device, args.timeout)
                 row, c, b, t = compare(args.label, page, view, results["before"], results["after"])
                 rows.append(row)
