@@ -23,6 +23,12 @@ import Testing
         let counts = try #require(try JSONSerialization.jsonObject(with: Data(opened.stdout.utf8)) as? [String: [String: Any]])
         #expect(counts.values.allSatisfy { ($0["total"] as? Int ?? 0) > 0 && $0["total"] as? Int == $0["loaded"] as? Int }, "\(counts)")
 
+        // Served, its pages lay out as Examples/site does with its images from the origin.
+        let origin = try Origin(root: Paths.images, tls: (cert: folder.path + "/demo/origin-cert.pem", key: folder.path + "/demo/origin-key.pem"))
+        let layout = try await LayoutCheck.run(before: Paths.root + "/Examples/site", after: site,
+                                               connectTo: ["images.example.com:443:127.0.0.1:\(origin.port)"], label: "demo")
+        #expect(layout.holds && layout.images > 0, "\(layout.output)")
+
         // The same site with root-absolute URLs: its images do not show from disk (the check can fail).
         try FileManager.default.copyItem(atPath: Paths.root + "/Examples/site", toPath: folder.path + "/absolute")
         folder.write("absolute/imgbake.toml", "[output]\nrelative_urls = false\n")
