@@ -18,13 +18,15 @@ let buildState = ProcessInfo.processInfo.environment["IMGBAKE_BUILD_STATE"]
 // How imgbake's executables link: they find the stack's libvips beside themselves in every artefact
 // (bin/imgbake and lib/imgbake/libvips-*.so.42, in the tarball, the .deb and the wheel alike), else in
 // .build/stack for the binaries built here (packaging/dist.sh takes that second path out of what it
-// ships); and Foundation's references to hypot, hypotf and condition_variable::wait go to CShims'
-// wrappers, which keep the floor at glibc 2.34 and GCC 11's libstdc++ (Sources/CShims/system_shim.c).
+// ships); and Foundation's (and libjxl's) references to hypot, hypotf, condition_variable::wait and
+// __throw_bad_array_new_length go to CShims' wrappers, which keep the floor at glibc 2.34 and GCC 11's
+// libstdc++ (Sources/CShims/system_shim.c).
 let executableLinking: [LinkerSetting] = [.unsafeFlags([
     "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/imgbake",
     "-Xlinker", "-rpath", "-Xlinker", Context.packageDirectory + "/.build/stack/lib",
     "-Xlinker", "--wrap=hypot", "-Xlinker", "--wrap=hypotf",
     "-Xlinker", "--wrap=_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE",
+    "-Xlinker", "--wrap=_ZSt28__throw_bad_array_new_lengthv",
 ])]
 
 let package = Package(
@@ -58,7 +60,9 @@ let package = Package(
         // SHA-256 (blob ids, variant keys) from OpenSSL's libcrypto, which the stack's libcurl links
         // anyway; swift-crypto would compile BoringSSL (363 C files) for two hash calls.
         .systemLibrary(name: "CCrypto", pkgConfig: "imgbake-stack", providers: [.apt(["libssl-dev"])]),
-        .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite"]),
+        // libjxl (with highway, brotli, lcms2), built into the stack: JPEG XL, which the wheel's libvips cannot write.
+        .systemLibrary(name: "CJxl", pkgConfig: "imgbake-stack"),
+        .target(name: "CShims", dependencies: ["CVips", "CCurl", "CSQLite", "CJxl"]),
 
         // How this binary was built (see buildState above).
         .target(name: "BuildStamp", swiftSettings: buildState == "dirty" ? [.define("IMGBAKE_DIRTY")] : []),
@@ -68,6 +72,7 @@ let package = Package(
         .target(name: "Vips", dependencies: ["CVips", "CShims", "Locking"]),
         .target(name: "Curl", dependencies: ["CCurl", "CShims", "Locking"]),
         .target(name: "Gumbo", dependencies: ["CGumbo", "CShims"]),
+        .target(name: "Jxl", dependencies: ["CJxl", "CShims"]),
         .target(name: "CommonMark", dependencies: ["CCmarkGFM", "Locking"]),
         .target(name: "Exif", dependencies: ["CExif", "CShims"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "CShims"]),
@@ -81,7 +86,7 @@ let package = Package(
                             .embedInCode("img-attributes.mustache"), .embedInCode("report.mustache")]),
 
         .target(name: "ImgBake", dependencies: [
-            "Vips", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims", "Locking", "BuildStamp",
+            "Vips", "Jxl", "Curl", "Gumbo", "CommonMark", "Exif", "SQLite", "Digest", "ImgBakeTemplates", "CShims", "Locking", "BuildStamp",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -95,7 +100,7 @@ let package = Package(
         ]),
         // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [
-            "ImgBake", "ImgBakeServe", "Vips", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
+            "ImgBake", "ImgBakeServe", "Vips", "Jxl", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: executableLinking),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,

@@ -51,3 +51,11 @@ void imgbake_condition_variable_wait(void *condition, void *lock);
 void __wrap__ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE(void *condition, void *lock) {
     imgbake_condition_variable_wait(condition, lock);
 }
+
+// GCC 12's headers, with which the stack's libjxl is compiled, call std::__throw_bad_array_new_length()
+// (GLIBCXX_3.4.29, GCC 11) where an allocation's size overflows. Executables link with
+// --wrap=_ZSt28__throw_bad_array_new_lengthv (Package.swift): the call throws std::bad_alloc, its base
+// class, through std::__throw_bad_alloc() (GLIBCXX_3.4), which every libstdc++ has.
+__asm__(".symver imgbake_throw_bad_alloc, _ZSt17__throw_bad_allocv@GLIBCXX_3.4");
+__attribute__((noreturn)) void imgbake_throw_bad_alloc(void);
+__attribute__((noreturn)) void __wrap__ZSt28__throw_bad_array_new_lengthv(void) { imgbake_throw_bad_alloc(); }

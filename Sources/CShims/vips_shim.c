@@ -186,7 +186,7 @@ int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, voi
 
 // The luma of `count` pixels of `bands` 8-bit bands (Rec. 601 weights, rounded; alpha flattened onto
 // white), into a new plane.
-static unsigned char *imgbake_luma(const unsigned char *pixels, size_t count, int bands) {
+unsigned char *imgbake_luma(const unsigned char *pixels, size_t count, int bands) {
     int alpha = bands == 2 || bands == 4;
     unsigned char *plane = g_malloc(count ? count : 1);
     for (size_t i = 0; i < count; i++) {
@@ -215,6 +215,21 @@ int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int 
     g_free(pixels);
     *width = width_;
     *height = height_;
+    return 0;
+}
+
+int imgbake_vips_pixels(VipsImage *in, unsigned char **out, int *width, int *height, int *bands) {
+    if (vips_image_get_format(in) != VIPS_FORMAT_UCHAR || vips_image_get_bands(in) < 1 || vips_image_get_bands(in) > 4) {
+        vips_error("imgbake", "pixels of a %d-band image of format %d", vips_image_get_bands(in), vips_image_get_format(in));
+        return -1;
+    }
+    size_t size = 0;
+    unsigned char *pixels = vips_image_write_to_memory(in, &size);
+    if (!pixels) return -1;
+    *out = pixels;
+    *width = vips_image_get_width(in);
+    *height = vips_image_get_height(in);
+    *bands = vips_image_get_bands(in);
     return 0;
 }
 

@@ -65,3 +65,40 @@ extension VipsImage {
         return try VipsImage(taking: out, source: nil).materialized()
     }
 }
+
+/// An image's 8-bit samples, interleaved (1 grey, 2 grey and alpha, 3 sRGB, 4 sRGB and alpha): what an
+/// encoder other than libvips' takes (JPEG XL), and what its decoder gives back.
+public struct PixelSamples: Sendable {
+    public var bytes: [UInt8]
+    public var width: Int
+    public var height: Int
+    public var bands: Int
+
+    public init(bytes: [UInt8], width: Int, height: Int, bands: Int) {
+        precondition(bytes.count == width * height * bands, "\(width)x\(height)x\(bands) samples need \(width * height * bands) bytes")
+        (self.bytes, self.width, self.height, self.bands) = (bytes, width, height, bands)
+    }
+}
+
+extension VipsImage {
+    /// Its samples (an 8-bit image of 1 to 4 bands).
+    public func samples() throws(VipsError) -> PixelSamples {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0
+        guard imgbake_vips_pixels(pointer, &pixels, &width, &height, &bands) == 0, let pixels
+        else { throw VipsError.drain("cannot read the pixels of an image") }
+        defer { g_free(pixels) }
+        let count = Int(width) * Int(height) * Int(bands)
+        return PixelSamples(bytes: Array(UnsafeBufferPointer(start: pixels, count: count)), width: Int(width), height: Int(height), bands: Int(bands))
+    }
+}
+
+extension LumaPlane {
+    /// The luma of samples (an encoder's decoded output), as `VipsImage.luma` takes it.
+    public init(_ samples: PixelSamples) {
+        let count = samples.width * samples.height
+        let plane = samples.bytes.withUnsafeBufferPointer { imgbake_luma($0.baseAddress, count, Int32(samples.bands)) }
+        defer { g_free(plane) }
+        self.init(samples: Array(UnsafeBufferPointer(start: plane, count: count)), width: samples.width, height: samples.height)
+    }
+}

@@ -240,7 +240,7 @@ import ImgBakeTestSupport
         ("[images.quality]\nauto = { ssim = 1.2 }\n", "2: error: images.quality.auto.ssim: must be at least 0.5 and below 1, not 1.2"),
         ("[images.quality]\nauto = { webp = [90, 40] }\n", "2: error: images.quality.auto.webp: expected [floor, ceiling] such as [40, 90]"),
         ("[images.quality]\nauto = { png = [1, 2] }\n", "2: error: images.quality.auto.png: unknown key (did you mean jpeg?); known here: ssim, webp, avif, jpeg"),
-        ("[images.quality]\npng = 80\n", "2: error: images.quality.png: unknown key (did you mean jpeg?); known here: webp, avif, jpeg, auto"),
+        ("[images.quality]\npng = 80\n", "2: error: images.quality.png: unknown key (did you mean jpeg?); known here: webp, avif, jpeg, jxl, auto"),
         ("[images]\nkeep_metadata = [\"gps\"]\n", "2: error: images.keep_metadata: \"gps\" cannot be kept; allowed: copyright, artist (GPS, serial numbers and MakerNotes never are)"),
         ("[fetch]\ntimeout = \"soon\"\n", "2: error: fetch.timeout: \"soon\" is not a duration such as \"30s\", \"500ms\", \"24h\" or \"7d\""),
         ("[cache]\nmax_size = \"huge\"\n", "2: error: cache.max_size: \"huge\" is not a size such as \"50MB\" or \"5GB\""),

@@ -7,17 +7,20 @@
 #                            ships it (sharp's kind of build: one library that needs only glibc and
 #                            libstdc++); lib/libimgbake-vips.so names it for the linker
 #   lib/libimgbake-stack.a   one archive of the static libraries: libcurl and nghttp2 (built here from
-#                            Debian 13's sources, security patches applied, HTTP(S) only), OpenSSL's
-#                            libssl and libcrypto, zlib, gumbo, cmark-gfm, libexif and SQLite (Debian
-#                            12's own static archives). One archive, so the linker finds each symbol
-#                            whatever order the modules name it in.
-#   include/                 curl's and nghttp2's headers, and imgbake_stack.h: the stack's identity
+#                            Debian 13's sources, security patches applied, HTTP(S) only); libjxl 0.11
+#                            with highway, brotli and lcms2 (built here from Debian 13's sources: the
+#                            JPEG XL encoder the wheel's libvips lacks); OpenSSL's libssl and libcrypto,
+#                            zlib, gumbo, cmark-gfm, libexif and SQLite (Debian 12's own static
+#                            archives). One archive, so the linker finds each symbol whatever order the
+#                            modules name it in.
+#   include/                 curl's, nghttp2's and libjxl's headers, and imgbake_stack.h: the stack's identity
 #                            and versions, compiled into `imgbake --version` and the variant keys' salt
 #   lib/pkgconfig/imgbake-stack.pc, the flags the Swift package's system modules take
 #   share/licenses/          the licence texts the artefacts carry for these libraries
 #
 # Each input is pinned with its SHA-256. Built once per key (this script and the Debian packages whose
-# archives it takes) under ${XDG_CACHE_HOME:-~/.cache}/imgbake-stack; about 70 s on 2 cores.
+# archives it takes) under ${XDG_CACHE_HOME:-~/.cache}/imgbake-stack; about 5 minutes on 2 cores, most
+# of it libjxl.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -35,6 +38,19 @@ SOURCES=(
   "nghttp2 1.64.0-1.1+deb13u1 n/nghttp2/nghttp2_1.64.0-1.1+deb13u1.dsc 11f4603a9f417bc3d195be36cb462bb9df0657f52b72dd9276453a31bc0227c7"
   "nghttp2 1.64.0-1.1+deb13u1 n/nghttp2/nghttp2_1.64.0.orig.tar.gz b452dc69a1fcbc9375389b8b154175d8b7b125cdd713fc426774c2b79a1ebd77"
   "nghttp2 1.64.0-1.1+deb13u1 n/nghttp2/nghttp2_1.64.0-1.1+deb13u1.debian.tar.xz e16478701c5c007aa8761dc30c01090b2217199558bd1017b1d237db463d758c"
+  "highway 1.2.0-2 h/highway/highway_1.2.0-2.dsc dbb82d12fe7a8a7cae6970d5ccc74d0854ce405dfaab3a7f0d1345cfe351dcd4"
+  "highway 1.2.0-2 h/highway/highway_1.2.0.orig.tar.gz 7e0be78b8318e8bdbf6fa545d2ecb4c90f947df03f7aadc42c1967f019e63343"
+  "highway 1.2.0-2 h/highway/highway_1.2.0-2.debian.tar.xz 0f112418716ca1000b19ed86d0c49c8b9edf384ccf966e458790dcea660fec96"
+  "lcms2 2.16-2+deb13u2 l/lcms2/lcms2_2.16-2+deb13u2.dsc 8ff22453843eed5ef7bfb76b4cb2cfe490613337cb197141db658e5195ead9fc"
+  "lcms2 2.16-2+deb13u2 l/lcms2/lcms2_2.16.orig.tar.gz d873d34ad8b9b4cea010631f1a6228d2087475e4dc5e763eb81acc23d9d45a51"
+  "lcms2 2.16-2+deb13u2 l/lcms2/lcms2_2.16-2+deb13u2.debian.tar.xz bb72de5dc4164e1023a6d124c57789b6abee866d3b76c878d0771b86fb720de9"
+)
+# Debian 13's upstream tarballs taken as they are: the pool this script reaches serves the .orig of
+# jpeg-xl 0.11.2-0.1~deb13u3 and brotli 1.1.0-2+deb13u1 but not their .dsc and Debian patches (both
+# 404). libjxl's decoder, which those patches concern, reads only imgbake's own JPEG XL output.
+ORIGINALS=(
+  "jpeg-xl 0.11.2 j/jpeg-xl/jpeg-xl_0.11.2.orig.tar.gz ab38928f7f6248e2a98cc184956021acb927b16a0dee71b4d260dc040a4320ea"
+  "brotli 1.1.0 b/brotli/brotli_1.1.0.orig.tar.gz 10973f4b4199eafa1d5735ef661ddb2ec2f97319ee9fd1824d4aabe08cff5265"
 )
 # Debian 12 packages whose static archives go into the stack: package archive...
 ARCHIVES=(
@@ -121,6 +137,11 @@ for s in "${SOURCES[@]}"; do
   set -- $s
   case $3 in *.dsc) (cd "$work/src" && dpkg-source --no-check -x "$work/dl/$(basename "$3")" "$1" >/dev/null) ;; esac
 done
+for s in "${ORIGINALS[@]}"; do
+  set -- $s
+  fetch "$DEBIAN_POOL/$3" "$4" "$work/dl/$(basename "$3")"
+  mkdir -p "$work/src/$1" && tar -xf "$work/dl/$(basename "$3")" -C "$work/src/$1" --strip-components=1
+done
 jobs=$(nproc)
 export CFLAGS="-O2 -fPIC -fstack-protector-strong -D_FORTIFY_SOURCE=2"
 (cd "$work/src/nghttp2" &&
@@ -142,11 +163,44 @@ cp "$work/src/nghttp2/COPYING" "$P/share/licenses/nghttp2.COPYING"
 cp "$work/src/curl/COPYING" "$P/share/licenses/curl.COPYING"
 cp -r "$work/curl/include/curl" "$work/nghttp2/include/nghttp2" "$P/include/"
 
+# libjxl and what it needs, static, into $work/jxl: highway (SIMD: SSE2, SSE4 and AVX2 chosen at run time),
+# brotli, lcms2 (colour management; libjxl's own skcms is not in Debian's sources), then libjxl with its
+# encoder and decoder only (no tools, jpegli, plugins or AVX-512). C++: the binary links libstdc++, as it
+# does for Foundation.
+J=$work/jxl
+export CXXFLAGS="$CFLAGS"
+cmake_static=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG
+  -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DBUILD_TESTING=OFF -DCMAKE_INSTALL_PREFIX="$J"
+  -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_PREFIX_PATH="$J" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+cmake_build() { # name source-folder cmake-options...
+  local name=$1 src=$2; shift 2
+  { cmake -S "$src" -B "$work/build-$name" "${cmake_static[@]}" "$@" && cmake --build "$work/build-$name" -j "$jobs" &&
+    cmake --install "$work/build-$name"; } >"$work/$name.log" 2>&1 || { tail -n 30 "$work/$name.log" >&2; fail "$name did not build"; }
+}
+cmake_build highway "$work/src/highway" -DHWY_FORCE_STATIC_LIBS=ON -DHWY_ENABLE_CONTRIB=OFF -DHWY_ENABLE_EXAMPLES=OFF   -DHWY_ENABLE_TESTS=OFF -DHWY_ENABLE_INSTALL=ON
+{ cmake -S "$work/src/brotli" -B "$work/build-brotli" "${cmake_static[@]}" -DBROTLI_DISABLE_TESTS=ON &&
+  cmake --build "$work/build-brotli" -j "$jobs" --target brotlicommon brotlienc brotlidec; } >"$work/brotli.log" 2>&1 ||
+  { tail -n 30 "$work/brotli.log" >&2; fail "brotli did not build"; }
+install -D -m 0644 -t "$J/lib" "$work/build-brotli"/libbrotli{common,enc,dec}.a
+mkdir -p "$J/include" && cp -r "$work/src/brotli/c/include/brotli" "$J/include/"
+(cd "$work/src/lcms2" && ./configure --prefix="$J" --libdir="$J/lib" --disable-shared --enable-static --with-pic    --without-jpeg --without-tiff --without-zlib --disable-dependency-tracking >"$work/lcms2.log" 2>&1 &&
+ make -j "$jobs" -C src >>"$work/lcms2.log" 2>&1 && make -C src install >/dev/null && make -C include install >/dev/null) ||
+  { tail -n 30 "$work/lcms2.log" >&2; fail "lcms2 did not build"; }
+PKG_CONFIG_LIBDIR="$J/lib/pkgconfig" cmake_build libjxl "$work/src/jpeg-xl"   -DJPEGXL_FORCE_SYSTEM_HWY=ON -DJPEGXL_FORCE_SYSTEM_BROTLI=ON -DJPEGXL_FORCE_SYSTEM_LCMS2=ON -DJPEGXL_ENABLE_SKCMS=OFF   -DJPEGXL_ENABLE_TOOLS=OFF -DJPEGXL_ENABLE_DEVTOOLS=OFF -DJPEGXL_ENABLE_BENCHMARK=OFF -DJPEGXL_ENABLE_EXAMPLES=OFF   -DJPEGXL_ENABLE_JPEGLI=OFF -DJPEGXL_ENABLE_JPEGLI_LIBJPEG=OFF -DJPEGXL_ENABLE_DOXYGEN=OFF -DJPEGXL_ENABLE_MANPAGES=OFF   -DJPEGXL_ENABLE_JNI=OFF -DJPEGXL_ENABLE_SJPEG=OFF -DJPEGXL_ENABLE_OPENEXR=OFF -DJPEGXL_ENABLE_PLUGINS=OFF   -DJPEGXL_ENABLE_VIEWERS=OFF -DJPEGXL_ENABLE_TCMALLOC=OFF -DJPEGXL_ENABLE_FUZZERS=OFF -DJPEGXL_ENABLE_COVERAGE=OFF   -DJPEGXL_BUNDLE_LIBPNG=OFF -DJPEGXL_TEST_TOOLS=OFF -DJPEGXL_ENABLE_AVX512=OFF -DJPEGXL_ENABLE_AVX512_SPR=OFF   -DJPEGXL_ENABLE_AVX512_ZEN4=OFF -DJPEGXL_WARNINGS_AS_ERRORS=OFF   -DHWY_INCLUDE_DIR="$J/include" -DHWY_LIBRARY="$J/lib/libhwy.a" -DBROTLI_INCLUDE_DIR="$J/include"   -DBROTLICOMMON_LIBRARY="$J/lib/libbrotlicommon.a" -DBROTLIENC_LIBRARY="$J/lib/libbrotlienc.a"   -DBROTLIDEC_LIBRARY="$J/lib/libbrotlidec.a" -DLCMS2_INCLUDE_DIR="$J/include" -DLCMS2_LIBRARY="$J/lib/liblcms2.a"
+cp -r "$J/include/jxl" "$P/include/"
+cp "$work/src/jpeg-xl/LICENSE" "$P/share/licenses/libjxl.LICENSE"
+cp "$work/src/jpeg-xl/PATENTS" "$P/share/licenses/libjxl.PATENTS"
+cp "$work/src/highway/LICENSE" "$P/share/licenses/highway.LICENSE"
+cp "$work/src/brotli/LICENSE" "$P/share/licenses/brotli.LICENSE"
+cp "$work/src/lcms2/LICENSE" "$P/share/licenses/lcms2.LICENSE" 2>/dev/null || cp "$work/src/lcms2/COPYING" "$P/share/licenses/lcms2.COPYING"
+v_jxl=$(sed -n 's/^#define JPEGXL_\(MAJOR\|MINOR\|PATCH\)_VERSION \([0-9]*\).*/\2/p' "$J/include/jxl/version.h" | paste -sd.)
+
 # One archive of everything static (an MRI script: members of the same name stay apart).
 {
   echo "CREATE $P/lib/libimgbake-stack.a"
   echo "ADDLIB $work/curl/lib/libcurl.a"
   echo "ADDLIB $work/nghttp2/lib/libnghttp2.a"
+  for f in libjxl libjxl_cms liblcms2 libhwy libbrotlienc libbrotlidec libbrotlicommon; do echo "ADDLIB $J/lib/$f.a"; done
   for a in "${ARCHIVES[@]}"; do
     set -- $a; shift
     for f in "$@"; do [ -f "$LIBDIR/$f" ] || fail "$LIBDIR/$f is missing"; echo "ADDLIB $LIBDIR/$f"; done
@@ -176,6 +230,7 @@ cat > "$P/include/imgbake_stack.h" <<EOF
 #define IMGBAKE_STACK_GUMBO_VERSION "$(upstream libgumbo-dev)"
 #define IMGBAKE_STACK_EXIF_VERSION "$(upstream libexif-dev)"
 #define IMGBAKE_STACK_CURL_SOURCE "Debian curl $(echo "${SOURCES[0]}" | cut -d' ' -f2)"
+#define IMGBAKE_STACK_JXL_VERSION "$v_jxl"
 #endif
 EOF
 cat > "$P/lib/pkgconfig/imgbake-stack.pc" <<EOF
@@ -192,6 +247,7 @@ libvips $VIPS_WHEEL_VERSION  $vips from $VIPS_WHEEL (sha256 $VIPS_WHEEL_SHA256)
   in it: GLib $v_glib, mozjpeg $v_jpeg, libpng $v_png, libwebp, libheif, aom $v_aom, cgif, libexif, lcms2, zlib-ng $v_zlib
 libcurl $v_curl  Debian 13 source $(echo "${SOURCES[0]}" | cut -d' ' -f2), HTTP(S) only, static
 nghttp2 $v_nghttp2  Debian 13 source $(echo "${SOURCES[3]}" | cut -d' ' -f2), static
+libjxl $v_jxl  Debian 13's upstream tarball, with highway $(echo "${SOURCES[6]}" | cut -d' ' -f2), brotli 1.1.0, lcms2 $(echo "${SOURCES[9]}" | cut -d' ' -f2), static
 $(for a in "${ARCHIVES[@]}"; do set -- $a; echo "$1 $(debver "$1")  Debian 12 static archive"; done)
 EOF
 rm -rf "$prefix.part"

@@ -83,6 +83,11 @@ int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, voi
 /// shows it). `*out` receives `width` × `height` bytes, g_malloc'd: the caller g_frees it. Computed
 /// here rather than with libvips operations: a quality search takes the luma of every try, and the
 /// operations' set-up cost more than the arithmetic on a sample.
+/* The luma imgbake measures SSIM on (Rec. 601 weights, rounded; alpha flattened onto white) of `count`
+   pixels of `bands` 8-bit samples, in a new plane (g_free). */
+unsigned char *imgbake_luma(const unsigned char *pixels, size_t count, int bands);
+/* An 8-bit image's interleaved samples, in new memory (g_free). */
+int imgbake_vips_pixels(VipsImage *in, unsigned char **out, int *width, int *height, int *bands);
 int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int *height);
 
 /// Same, of the image encoded in `buf` (decoded first).

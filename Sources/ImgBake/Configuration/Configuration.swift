@@ -212,6 +212,7 @@ public struct ImageSettings: Sendable {
         public var webp = QualityChoice.auto(.defaults(for: .webp))
         public var avif = QualityChoice.auto(.defaults(for: .avif))
         public var jpeg = QualityChoice.auto(.defaults(for: .jpeg))
+        public var jxl = QualityChoice.auto(.defaults(for: .jxl))
         public init() {}
 
         public func choice(for format: ImageFormat) -> QualityChoice? {
@@ -219,6 +220,7 @@ public struct ImageSettings: Sendable {
             case .webp: webp
             case .avif: avif
             case .jpeg: jpeg
+            case .jxl: jxl
             default: nil
             }
         }

@@ -65,6 +65,7 @@ extension ImageSettings.Quality {
         case .webp: webp = choice
         case .avif: avif = choice
         case .jpeg: jpeg = choice
+        case .jxl: jxl = choice
         default: break
         }
     }

@@ -71,7 +71,7 @@ extension ConfigurationKey {
         ]
     }
 
-    private static let lossy: [ImageFormat] = [.webp, .avif, .jpeg]
+    private static let lossy: [ImageFormat] = [.webp, .avif, .jpeg, .jxl]
 
     private static var images: [ConfigurationKey] {
         [

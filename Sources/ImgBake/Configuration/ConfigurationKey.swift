@@ -136,7 +136,7 @@ extension ConfigurationKey {
 
 extension ImageFormat {
     /// As the reference names it: WebP, AVIF, JPEG.
-    var displayName: String { self == .webp ? "WebP" : rawValue.uppercased() }
+    var displayName: String { self == .webp ? "WebP" : self == .jxl ? "JPEG XL" : rawValue.uppercased() }
 }
 
 /// Values written as TOML, for defaults shown in the reference (and read back by `ConfigurationKeyTests`).

@@ -53,6 +53,8 @@ public struct AutoQuality: Sendable, Hashable {
     public static func defaults(for format: ImageFormat) -> AutoQuality {
         switch format {
         case .avif: AutoQuality(ssim: defaultSSIM, floor: 25, ceiling: 75)
+        // libjxl's quality scale (its distance follows): 60 is distance 4, 90 distance 1.
+        case .jxl: AutoQuality(ssim: defaultSSIM, floor: 40, ceiling: 95)
         case .jpeg: AutoQuality(ssim: defaultSSIM, floor: 45, ceiling: 92)
         default: AutoQuality(ssim: defaultSSIM, floor: 60, ceiling: 90)
         }

@@ -1,6 +1,8 @@
 /// An image format imgbake knows, recognised from the bytes (never from Content-Type or the URL).
+/// JPEG XL is one imgbake writes but does not read (the stack's libvips has no JPEG XL loader): a source
+/// in it is not recognised.
 public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
-    case jpeg, png, gif, webp, avif, svg
+    case jpeg, png, gif, webp, avif, svg, jxl
 
     /// Sniffs the first bytes. Nil means "not an image we handle".
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
@@ -49,6 +51,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .webp: "image/webp"
         case .avif: "image/avif"
         case .svg: "image/svg+xml"
+        case .jxl: "image/jxl"
         }
     }
 
@@ -60,6 +63,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
         case .webp: "webp"
         case .avif: "avif"
         case .svg: "svg"
+        case .jxl: "jxl"
         }
     }
 }

@@ -72,7 +72,7 @@ public struct VariantRequest: Hashable, Sendable {
             && Set(other.displayHeights).isSubset(of: displayHeights)
     }
 
-    /// Both requests' widths and formats, formats in the canonical order (AVIF, WebP, original).
+    /// Both requests' widths and formats, formats in the canonical order (JPEG XL, AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,
                        formats: OutputFormat.allCases.filter { formats.contains($0) || other.formats.contains($0) },
@@ -95,7 +95,7 @@ public struct VariantRequest: Hashable, Sendable {
             let parts = formats.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
             let values = parts.compactMap(OutputFormat.init(rawValue:))
             guard !parts.isEmpty, values.count == parts.count else {
-                return .failure(OverrideError(attribute: "data-imgbake-formats", value: formats, expected: "formats among avif, webp, original"))
+                return .failure(OverrideError(attribute: "data-imgbake-formats", value: formats, expected: "formats among jxl, avif, webp, original"))
             }
             result = VariantRequest(widths: result.widths, formats: values)
         }
@@ -112,6 +112,8 @@ public struct VariantRequest: Hashable, Sendable {
 
 /// An output format of the variant set, in the order of preference.
 public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    /// JPEG XL, through libjxl: offered in a `<picture>` only.
+    case jxl
     case avif, webp
     /// The source's own format (JPEG stays JPEG, PNG stays PNG, GIF stays GIF).
     case original

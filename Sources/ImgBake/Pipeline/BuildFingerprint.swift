@@ -9,7 +9,7 @@ enum BuildFingerprint {
             "images_dir=\(o.imagesDirectory)", "public_path=\(o.publicPath)", "markup=\(o.markup.rawValue)",
             "markdown=\(o.markdown.rawValue)", "sizes=\(o.sizes)", "eager=\(o.eager)",
             "widths=\(i.widths)", "formats=\(i.formats.map(\.rawValue))", "fallback=\(i.fallback.rawValue),\(i.fallbackWidth)",
-            "quality=\(i.quality.webp),\(i.quality.avif),\(i.quality.jpeg)", "keep=\(i.keepMetadata.sorted())",
+            "quality=\(i.quality.webp),\(i.quality.avif),\(i.quality.jpeg),\(i.quality.jxl)", "keep=\(i.keepMetadata.sorted())",
             "max_pixels=\(i.maxPixels)", "max_frames=\(i.maxFrames)", "placeholder=\(i.placeholder.rawValue)", "svg=\(i.svg.rawValue)",
             "local=\(i.local)", "front_matter=\(i.frontMatterKeys)", "base_url=\(o.baseURL?.string ?? "")", "site_root=\(o.siteRoot)",
             "image_links=\(o.imageLinks.rawValue)", "originals=\(o.originals.rawValue)",

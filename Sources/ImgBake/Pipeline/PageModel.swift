@@ -107,7 +107,8 @@ struct PageModel: Sendable {
     static func used(by reference: ImageReference, of request: VariantRequest, wrapped: Bool?, _ settings: Settings) -> VariantRequest {
         switch reference.target {
         case .social: return request
-        case .formatSet: return VariantRequest(widths: Array(request.widths.suffix(1)), formats: request.formats)
+        // JPEG XL only in a <picture> (`image-set()` in CSS is not where it is offered).
+        case .formatSet: return VariantRequest(widths: Array(request.widths.suffix(1)), formats: request.formats.filter { $0 != .jxl })
         case .fallback:
             guard let wrapped else { return request.widestFallback }
             let marked = request.inPicture(oneFallbackAt: settings.fallbackWidth)

@@ -202,7 +202,11 @@ struct FileChoice {
         let modern = variants.formats.filter { !image.fallbackFormats.contains($0) }
         if wraps {
             candidates = fallbacks
-            sources = modern.map { ($0, Self.offered($0, variants: variants, fallbacks: fallbacks)) }
+            // Best first; a source whose every file is another format's (it wins at no width) is left out.
+            for (index, format) in modern.enumerated() {
+                let files = Self.offered(format, below: Array(modern.dropFirst(index + 1)), variants: variants, fallbacks: fallbacks)
+                if files.contains(where: { $0.format == format }) { sources.append((format, files)) }
+            }
         } else if mode == .img {
             // One srcset in the best widely supported format: WebP where it was made (and not dropped as
             // larger than the fallback), the original format elsewhere, every width.
@@ -212,23 +216,27 @@ struct FileChoice {
             }
         } else {
             // No <picture>: the <img> takes WebP, the files a WebP <source> would offer.
-            candidates = modern.contains(.webp) ? Self.offered(.webp, variants: variants, fallbacks: fallbacks) : fallbacks
+            candidates = modern.contains(.webp) ? Self.offered(.webp, below: [], variants: variants, fallbacks: fallbacks) : fallbacks
         }
     }
 
     /// The files a `<source>` of `format` offers: one per width. A browser that picks a source never
     /// looks at the `<img>`'s candidates, so a width without a file in the format takes the fallback's
     /// (browsers go by content, not the type); and a variant made alone (one fallback file) gives way
-    /// to a fallback file as wide or wider that is no larger (the source itself, a JPEG compressed
-    /// harder than the search's target).
-    static func offered(_ format: ImageFormat, variants: [StoredVariant], fallbacks: [StoredVariant]) -> [StoredVariant] {
+    /// to a smaller file any browser taking this source takes too: one of a format `below` it at the
+    /// same width (every browser with JPEG XL has AVIF and WebP, every one with AVIF has WebP), or a
+    /// fallback file as wide or wider (the source itself, a JPEG compressed harder than the search's
+    /// target). So each format is offered only where it is the smallest at the same quality.
+    static func offered(_ format: ImageFormat, below: [ImageFormat], variants: [StoredVariant], fallbacks: [StoredVariant]) -> [StoredVariant] {
         let widths = Set(variants.map(\.spec.width)).sorted()
         let filled = widths.compactMap { width -> StoredVariant? in
             guard let modern = variants.first(where: { $0.format == format && $0.spec.width == width }) else {
                 return fallbacks.first { $0.spec.width == width }
             }
             guard modern.spec.alone else { return modern }
-            return fallbacks.filter { $0.width >= modern.width && $0.bytes <= modern.bytes }.min { $0.bytes < $1.bytes } ?? modern
+            let lower = variants.filter { below.contains($0.format) && $0.spec.width == width }
+            let wider = fallbacks.filter { $0.width >= modern.width }
+            return (lower + wider).filter { $0.bytes < modern.bytes }.min { $0.bytes < $1.bytes } ?? modern
         }
         // One candidate per width descriptor (a fallback file standing for a narrower width has its own): the smaller file.
         var byWidth: [Int: StoredVariant] = [:]

@@ -130,15 +130,15 @@ struct QualitySearch {
     /// The encoding a try measures: the variant's own, but for JPEG the sequential coding of the same
     /// coefficients (the pixels are what is measured, and progressive coding with optimised tables
     /// changes only the bytes).
-    func trialFormat(quality: Int) -> EncodeFormat {
-        let format = spec.encodeFormat(quality: quality)
-        if case .jpeg(let q) = format { return .jpegSequential(quality: q) }
-        return format
+    func trialFormat(quality: Int) -> VariantEncoding {
+        let encoding = spec.encoding(quality: quality)
+        if case .vips(.jpeg(let q)) = encoding { return .vips(.jpegSequential(quality: q)) }
+        return encoding
     }
 
     private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
         let bytes = try sample.image.encoded(as: trialFormat(quality: quality))
-        guard let ssim = try LumaPlane(decoding: ImageBuffer(bytes)).ssim(sample.reference) else {
+        guard let ssim = try LumaPlane(decoding: bytes, as: spec.format).ssim(sample.reference) else {
             throw VipsError(message: "cannot measure SSIM of a \(sample.reference.width)x\(sample.reference.height) sample")
         }
         return ssim

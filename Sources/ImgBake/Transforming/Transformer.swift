@@ -1,5 +1,6 @@
 import Foundation
 import Exif
+import Jxl
 import Vips
 
 /// One encoded variant, before it is stored.
@@ -398,7 +399,8 @@ public struct TransformOutput: Sendable {
 
 /// What metadata leaves with an output: by default nothing; with `keep_metadata`, a new EXIF block
 /// holding only the kept tags (written with libexif from the typed values read at inspection). GPS,
-/// serial numbers and MakerNotes can never be kept (the configuration refuses them).
+/// serial numbers and MakerNotes can never be kept (the configuration refuses them). JPEG XL variants
+/// carry none (libjxl writes the pixels alone here).
 enum Metadata {
     /// `quality` overrides the spec's (an automatic quality, once chosen).
     static func encode(_ image: VipsImage, spec: VariantSpec, quality: Int? = nil, credits: Credits) throws(VipsError) -> [UInt8] {
@@ -408,7 +410,7 @@ enum Metadata {
         let kept = ExifWriter.block(copyright: spec.keepMetadata.contains("copyright") ? credits.copyright : nil,
                                     artist: spec.keepMetadata.contains("artist") ? credits.artist : nil)
         if let kept { clean.set(blob: kept, field: "exif-data") }
-        let bytes = try clean.encoded(as: spec.encodeFormat(quality: quality ?? spec.quality), strip: kept == nil)
+        let bytes = try clean.encoded(as: spec.encoding(quality: quality ?? spec.quality), strip: kept == nil)
         // libvips 8.14's WebP saver writes EXIF whatever `strip` says: check the output, not the option.
         return spec.format == .webp ? WebPContainer.strippingMetadata(bytes, keepEXIF: kept != nil) : bytes
     }
@@ -421,4 +423,31 @@ enum Metadata {
 extension ImageFormat {
     /// Formats that can hold an animation.
     var canAnimate: Bool { self == .gif || self == .webp }
+}
+
+extension VipsImage {
+    /// These pixels as `encoding` writes them: libvips' saver, or libjxl from the samples (JPEG XL,
+    /// which the stack's libvips cannot write; no metadata).
+    func encoded(as encoding: VariantEncoding, strip: Bool = true) throws(VipsError) -> [UInt8] {
+        switch encoding {
+        case .vips(let format): return try encoded(as: format, strip: strip)
+        case .jpegXL(let quality, let effort):
+            let samples = try self.samples()
+            do {
+                return try JpegXL.encode(samples.bytes, width: samples.width, height: samples.height, bands: samples.bands,
+                                         quality: quality, effort: effort)
+            } catch { throw VipsError(message: "JPEG XL: \(error.message)") }
+        }
+    }
+}
+
+extension LumaPlane {
+    /// The luma of an encoded variant (a quality search's try): JPEG XL decoded by libjxl, the rest by libvips.
+    init(decoding bytes: [UInt8], as format: ImageFormat) throws(VipsError) {
+        guard format == .jxl else { try self.init(decoding: ImageBuffer(bytes)); return }
+        do {
+            let decoded = try JpegXL.decode(bytes)
+            self.init(PixelSamples(bytes: decoded.samples, width: decoded.width, height: decoded.height, bands: decoded.bands))
+        } catch { throw VipsError(message: "JPEG XL: \(error.message)") }
+    }
 }

@@ -1,4 +1,5 @@
 import Digest
+import Jxl
 import Vips
 
 /// One output image to make from an original: width, format and encoder settings. Its canonical
@@ -107,21 +108,27 @@ public struct VariantSpec: Hashable, Sendable {
     }
 
     /// Encoded at a quality (WebP, AVIF, JPEG); PNG and GIF are lossless here.
-    public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg }
+    public var isLossy: Bool { format == .webp || format == .avif || format == .jpeg || format == .jxl }
 
     /// Bumped whenever the encoding code changes what it writes for the same spec, so that no variant
     /// made by other code is taken for this code's (CHANGELOG.md says what each revision changed).
     static let encoderRevision = 9
 
-    /// The salt that ties variants to the code and library versions that made them.
+    /// The salt that ties variants to the code and library versions that made them: the stack's libvips
+    /// (its build id names its savers and their codecs: libwebp, aom, mozjpeg, libpng, cgif).
     static var salt: String { "imgbake-encoder-\(encoderRevision);\(ImageStack.id)" }
+
+    /// A JPEG XL variant's encoder besides: libjxl, which is not libvips', and its version, so that a
+    /// cache shared by builds on two libjxl versions gives neither the other's files.
+    static let jpegXLEncoder = ";libjxl-\(JpegXL.version)"
 
     public func key(original: BlobID) -> VariantKey { Self.key(original: original, canonical: canonical) }
 
     /// The key of the variant written `canonical` of `original` for this build's encoder: what a
     /// record read from elsewhere (a remote cache) must name to be taken as that variant.
     package static func key(original: BlobID, canonical: String) -> VariantKey {
-        let text = "\(original.hex)|\(canonical)|\(Self.salt)"
+        let encoder = canonical.contains(";f=jxl;") ? jpegXLEncoder : ""
+        let text = "\(original.hex)|\(canonical)|\(Self.salt)\(encoder)"
         return VariantKey(hex: Hex.lowercase(SHA256.hash(Array(text.utf8))))
     }
 
@@ -130,19 +137,31 @@ public struct VariantSpec: Hashable, Sendable {
         width == other.width && from == other.from && animated == other.animated
     }
 
-    var encodeFormat: EncodeFormat { encodeFormat(quality: quality) }
-
-    /// The encoder settings at `quality` (what an automatic quality tries, and then uses).
-    func encodeFormat(quality: Int) -> EncodeFormat {
+    /// The encoder and its settings at `quality` (what an automatic quality tries, and then uses).
+    func encoding(quality: Int) -> VariantEncoding {
         switch format {
-        case .webp: .webp(quality: quality, effort: effort)
-        case .avif: .avif(quality: quality, effort: effort)
-        case .jpeg: .jpeg(quality: quality)
-        case .png: .png(compression: effort, palette: false, quality: 100, effort: 7)
-        case .gif: .gif
-        case .svg: .png(compression: 6, palette: false, quality: 100, effort: 7) // never planned: SVG is copied through
+        case .webp: .vips(.webp(quality: quality, effort: effort))
+        case .avif: .vips(.avif(quality: quality, effort: effort))
+        case .jpeg: .vips(.jpeg(quality: quality))
+        case .png: .vips(.png(compression: effort, palette: false, quality: 100, effort: 7))
+        case .gif: .vips(.gif)
+        case .jxl: .jpegXL(quality: quality, effort: effort)
+        case .svg: .vips(.png(compression: 6, palette: false, quality: 100, effort: 7)) // never planned: SVG is copied through
         }
     }
+
+    /// libvips' settings at `quality`, for a format libvips writes (every one but JPEG XL).
+    func encodeFormat(quality: Int) -> EncodeFormat {
+        guard case .vips(let format) = encoding(quality: quality) else { preconditionFailure("\(format) is not written by libvips") }
+        return format
+    }
+}
+
+/// Who writes a variant: libvips' savers, or libjxl from the pixels libvips decoded (the stack's
+/// libvips has no JPEG XL saver).
+enum VariantEncoding: Sendable, Hashable {
+    case vips(EncodeFormat)
+    case jpegXL(quality: Int, effort: Int)
 }
 
 /// A mean SSIM (libwebp's, on luma) in ten-thousandths, as targets are given (`AutoQuality.ssim`):
@@ -238,16 +257,18 @@ public struct VariantPlan: Sendable {
     }
 
     /// Requested formats resolved for this source, duplicates removed, the source's own format last
-    /// (`original` means it). AVIF is skipped for animations (libheif here writes stills only).
+    /// (`original` means it). AVIF and JPEG XL are skipped for animations (libheif here writes stills
+    /// only; imgbake writes JPEG XL stills only).
     public func outputFormats(for source: SourceInfo, request: VariantRequest? = nil) -> [ImageFormat] {
         var formats: [ImageFormat] = []
         for format in (request ?? defaultRequest).formats {
             let resolved: ImageFormat = switch format {
             case .webp: .webp
             case .avif: .avif
+            case .jxl: .jxl
             case .original: source.format
             }
-            if resolved == .avif && source.pages > 1 { continue }
+            if (resolved == .avif || resolved == .jxl) && source.pages > 1 { continue }
             if !formats.contains(resolved) { formats.append(resolved) }
         }
         formats.removeAll { $0 == source.format }
@@ -285,6 +306,7 @@ public struct VariantPlan: Sendable {
         case .webp: 2 // 0.45x the CPU of libwebp's default method 4; at Q+1 the same PSNR, 7 % more bytes
         case .avif: 1 // 1200 px, aom: effort 1 = 0.07 s and 13 KB, effort 2 = 0.50 s and 12 KB (docs/MEASUREMENTS.md)
         case .png: 4  // zlib level, with adaptive row filters: 0.43x level 6's CPU for 6 % more bytes, still 0.81x libvips' default size
+        case .jxl: 3  // libjxl: effort 4 is no smaller; 5 and 7 are 1–9 % smaller at 3–8x the CPU (Benchmarks/formats.py)
         default: 0
         }
     }
