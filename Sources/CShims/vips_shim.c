@@ -179,9 +179,10 @@ int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len) {
     return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
 }
 
-int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len) {
+int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int full_chroma, int strip, void **buf, size_t *len) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "effort", effort,
-                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip, NULL);
+                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "strip", strip,
+                                "subsample_mode", full_chroma ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_AUTO, NULL);
 }
 
 // The luma of `count` pixels of `bands` 8-bit bands (Rec. 601 weights, rounded; alpha flattened onto

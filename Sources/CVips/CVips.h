@@ -77,6 +77,7 @@ typedef enum { VIPS_INTENT_RELATIVE = 1 } VipsIntent;                           
 typedef enum { VIPS_OPERATION_ROUND_RINT = 0 } VipsOperationRound;                       /* rint */
 typedef enum { VIPS_FOREIGN_PNG_FILTER_ALL = 0xF8 } VipsForeignPngFilter;                 /* flags: all */
 typedef enum { VIPS_FOREIGN_HEIF_COMPRESSION_AV1 = 4 } VipsForeignHeifCompression;       /* av1 */
+typedef enum { VIPS_FOREIGN_SUBSAMPLE_AUTO = 0, VIPS_FOREIGN_SUBSAMPLE_OFF = 2 } VipsForeignSubsample; /* auto, off */
 
 #define VIPS_MAX_COORD 10000000
 
@@ -87,6 +88,7 @@ GType vips_access_get_type(void);
 GType vips_fail_on_get_type(void);
 GType vips_size_get_type(void);
 GType vips_kernel_get_type(void);
+GType vips_foreign_subsample_get_type(void);
 GType vips_intent_get_type(void);
 GType vips_operation_round_get_type(void);
 GType vips_foreign_png_filter_get_type(void);

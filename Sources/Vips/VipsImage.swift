@@ -252,7 +252,8 @@ public final class VipsImage {
         case .png(let compression, let palette, let quality, let effort):
             imgbake_vips_pngsave(pointer, Int32(compression), palette ? 1 : 0, Int32(quality), Int32(effort), s, &buffer, &length)
         case .gif: imgbake_vips_gifsave(pointer, s, &buffer, &length)
-        case .avif(let quality, let effort): imgbake_vips_avifsave(pointer, Int32(quality), Int32(effort), s, &buffer, &length)
+        case .avif(let quality, let effort, let fullChroma):
+            imgbake_vips_avifsave(pointer, Int32(quality), Int32(effort), fullChroma ? 1 : 0, s, &buffer, &length)
         }
         guard status == 0, let buffer else { throw VipsError.drain("cannot encode \(format.name)", source: source) }
         defer { g_free(buffer) }
@@ -271,7 +272,8 @@ public enum EncodeFormat: Sendable, Hashable {
     /// `palette` quantises to 256 colours with `quality` (0–100) and `effort` (1–10).
     case png(compression: Int, palette: Bool, quality: Int, effort: Int)
     case gif
-    case avif(quality: Int, effort: Int)
+    /// `fullChroma`: 4:4:4 (colour at every pixel), else 4:2:0.
+    case avif(quality: Int, effort: Int, fullChroma: Bool = false)
 
     public var name: String {
         switch self {

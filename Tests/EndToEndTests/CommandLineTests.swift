@@ -117,9 +117,10 @@ import Vips
         #expect(version.status == 0 && version.stderr.isEmpty)
         let lines = version.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("imgbake \(SystemInfo.displayVersion) (") == true, "\(lines)")
-        // Each library's version, read from the library: the ones linked here can write WebP and AVIF.
+        // Each library's version, read from the library: the ones linked here can write WebP, AVIF and JPEG XL.
         #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" }
-                == ["libvips", "with", "libcurl", "SQLite", "cmark-gfm", "gumbo", "libexif"])
+                == ["libvips", "with", "libjxl", "libcurl", "SQLite", "cmark-gfm", "gumbo", "libexif"])
+        #expect(lines.contains { $0.wholeMatch(of: #/libjxl 0\.\d+\.\d+ \(writes JPEG XL\)/#) != nil }, "\(lines)")
         // The stack's libvips, named with the build it comes from, and what is built into it.
         #expect(lines.contains { $0 == "libvips \(VipsRuntime.version) (writes WebP: yes, AVIF: yes; \(ImageStack.library), \(ImageStack.id))" },
                 "\(lines)")

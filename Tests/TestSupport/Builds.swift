@@ -28,6 +28,9 @@ package struct TestSite {
         // Fixed qualities: choosing one per image costs a few encodes of each variant, and most tests
         // are about something else (QualitySearchTests, QualityBuildTests choose).
         config.images.quality = .fixedForTests
+        // WebP and the source's format: an AVIF costs about four times a WebP's encode, and most tests
+        // are about something else (the markup and quality tests ask for the default formats).
+        config.images.formats = [.webp, .original]
         return config
     }
 
@@ -54,7 +57,7 @@ package func makeCountingManager(origin: Origin, cache folder: String, memoryLim
     let downloader = CountingDownloader(Downloader(settings: fetch))
     let transformer = CountingTransformer(try Transformer(threads: 2, maxPixels: 100_000_000))
     let manager = ImageManager(cache: try ImageCache(directory: folder), downloader: downloader, transformer: transformer,
-                               images: { var images = ImageSettings(); images.quality = .fixedForTests; return images }(), fetch: fetch,
+                               images: { var images = ImageSettings(); images.quality = .fixedForTests; images.formats = [.webp, .original]; return images }(), fetch: fetch,
                                memoryLimit: memoryLimit)
     return (manager, downloader, transformer)
 }
@@ -168,9 +171,10 @@ package func validateReport(_ json: Data, in folder: TemporaryFolder) async thro
 }
 
 extension TestSite {
-    /// `imgbake.toml` lines for a child process: the fixed qualities `configuration` gives in-process
-    /// builds (tests that count or compare the files made are not about which quality each gets).
-    package static let fixedQualityTOML = "[images]\nquality = { webp = 80, jpeg = 80, avif = 50 }\n"
+    /// `imgbake.toml` lines for a child process: the fixed qualities and the WebP-and-fallback formats
+    /// `configuration` gives in-process builds (tests that count or compare the files made are not about
+    /// which quality or format each gets).
+    package static let fixedQualityTOML = "[images]\nquality = { webp = 80, jpeg = 80, avif = 50 }\nformats = [\"webp\", \"original\"]\n"
     /// One width at a fixed quality: for suites whose property does not depend on how many variants an
     /// image has (what a kill interrupts, what overlaps), where encoding every default width was most
     /// of their time.

@@ -15,9 +15,10 @@ package struct RemoteSite: @unchecked Sendable {
         }
     }
 
-    /// Writes `imgbake.toml`: two small widths (image work stays cheap) and these `[cache]` lines.
+    /// Writes `imgbake.toml`: two small widths in WebP and the fallback (image work stays cheap) and
+    /// these `[cache]` lines.
     package func configure(cache lines: String) {
-        site.folder.write("imgbake.toml", "[images]\nwidths = [64, 128]\n\n[cache]\n\(lines)\n")
+        site.folder.write("imgbake.toml", "[images]\nwidths = [64, 128]\nformats = [\"webp\", \"original\"]\n\n[cache]\n\(lines)\n")
     }
 
     package var configFile: String { site.folder.path + "/imgbake.toml" }

@@ -54,6 +54,7 @@ import ImgBakeTestSupport
         let transformer = try Transformer(threads: 1, maxPixels: 100_000_000)
         var settings = ImageSettings()
         settings.quality.jpeg = 80
+        settings.formats = [.webp, .original]
         let plan = VariantPlan(settings: settings)
         let (info, variants) = try await transformer.variants(of: ImageBuffer(Paths.image("hubble-wide.jpg")), format: .jpeg) {
             plan.specs(for: $0)
@@ -106,7 +107,15 @@ import ImgBakeTestSupport
         let photo = SourceInfo(format: .jpeg, width: 3000, height: 2000, pages: 1)
         let one = plan.specs(for: photo, request: plan.markupRequest(plan.defaultRequest))
         #expect(one.filter { $0.format == .jpeg }.map(\.width) == [800])
-        #expect(one.filter { $0.format == .webp }.map(\.width) == [400, 800, 1600] && one.filter { $0.format == .webp }.allSatisfy(\.alone))
+        // AVIF, the best format, at every width; WebP, for the browsers that take no AVIF, one file too.
+        #expect(one.filter { $0.format == .avif }.map(\.width) == [400, 800, 1600] && one.filter { $0.format == .avif }.allSatisfy(\.alone))
+        #expect(one.filter { $0.format == .webp }.map(\.width) == [800] && one.filter { $0.format == .webp }.allSatisfy(\.alone))
+        // Without a <picture> (no AVIF in an <img srcset>), WebP at every width; so too for an animation (no AVIF).
+        let unwrapped = MarkupChoice.unwrapped(plan.markupRequest(plan.defaultRequest))
+        #expect(plan.specs(for: photo, request: unwrapped).filter { $0.format == .webp }.map(\.width) == [400, 800, 1600])
+        #expect(plan.markupRequest(plan.defaultRequest).union(unwrapped).webp == [400, 800, 1600])
+        let animation = SourceInfo(format: .gif, width: 3000, height: 2000, pages: 8)
+        #expect(plan.specs(for: animation, request: plan.markupRequest(plan.defaultRequest)).filter { $0.format == .webp }.map(\.width) == [400, 800, 1600])
         var img = Configuration(site: "/site", cacheDirectory: "/cache")
         img.images = settings
         img.output.markup = .img
@@ -135,8 +144,9 @@ import ImgBakeTestSupport
         #expect(wide[0].canonical.contains(";from=1600") && !wide[2].canonical.contains("from"))
         // A source narrower than the widest width: its own width is the anchor.
         let narrow = plan.specs(for: SourceInfo(format: .png, width: 1000, height: 800, pages: 1), request: nil)
-        // (WebP, and the fallback as JPEG and as PNG.)
-        #expect(narrow.map(\.width) == [400, 800, 1000, 400, 800, 1000, 400, 800, 1000] && narrow.map(\.from) == [1000, 1000, nil, 1000, 1000, nil, 1000, 1000, nil])
+        // (AVIF, WebP, and the fallback as JPEG and as PNG.)
+        #expect(narrow.map(\.width) == Array(repeating: [400, 800, 1000], count: 4).flatMap { $0 })
+        #expect(narrow.map(\.from) == Array(repeating: [1000, 1000, nil], count: 4).flatMap { $0 })
     }
 
     /// An alpha band opaque everywhere is dropped before the resize, which then needs no premultiplying

@@ -36,6 +36,8 @@ import Vips
             (vips_intent_get_type(), "relative", Int32(VIPS_INTENT_RELATIVE.rawValue)),
             (vips_operation_round_get_type(), "rint", Int32(VIPS_OPERATION_ROUND_RINT.rawValue)),
             (vips_foreign_heif_compression_get_type(), "av1", Int32(VIPS_FOREIGN_HEIF_COMPRESSION_AV1.rawValue)),
+            (vips_foreign_subsample_get_type(), "auto", Int32(VIPS_FOREIGN_SUBSAMPLE_AUTO.rawValue)),
+            (vips_foreign_subsample_get_type(), "off", Int32(VIPS_FOREIGN_SUBSAMPLE_OFF.rawValue)),
         ]
         for (type, nick, value) in enums {
             #expect(vips_enum_from_nick("imgbake", type, nick) == value, "\(nick)")

@@ -76,7 +76,7 @@ int imgbake_vips_pngsave(VipsImage *in, int compression, int palette, int qualit
                          void **buf, size_t *len);
 int imgbake_vips_gifsave(VipsImage *in, int strip, void **buf, size_t *len);
 /// AVIF through libheif's AV1 encoder.
-int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len);
+int imgbake_vips_avifsave(VipsImage *in, int quality, int effort, int full_chroma, int strip, void **buf, size_t *len);
 
 /// The luma plane of an 8-bit image of 1 to 4 bands (grey, grey and alpha, RGB, RGBA): Rec. 601
 /// weights rounded to the nearest level, alpha flattened onto white (as a page without a background

@@ -14,25 +14,46 @@ public struct VariantRequest: Hashable, Sendable {
     /// follows its proportions (a logo styled `height: 40px`): each made at the width that gives that
     /// height, known once the source's shape is (`VariantPlan.widths`). Sorted, unique.
     public private(set) var displayHeights: [Int]
+    /// The widths asked for in WebP, when not every width: beside AVIF in a `<picture>`, WebP is for the
+    /// browsers that take no AVIF source, and one file serves them, as one file in the source's format
+    /// serves those that take no WebP either. Nil: every width. Sorted, unique, among `widths`.
+    public private(set) var webpWidths: [Int]?
 
-    public init(widths: [Int], formats: [OutputFormat], fallbackWidths: [Int]? = nil, displayHeights: [Int] = []) {
+    public init(widths: [Int], formats: [OutputFormat], fallbackWidths: [Int]? = nil, displayHeights: [Int] = [], webpWidths: [Int]? = nil) {
         self.widths = Array(Set(widths.filter { $0 > 0 })).sorted()
         var unique: [OutputFormat] = []
         for format in formats where !unique.contains(format) { unique.append(format) }
         self.formats = unique
         self.displayHeights = Array(Set(displayHeights.filter { $0 > 0 })).sorted()
-        let fallback = fallbackWidths.map { Array(Set($0).intersection(self.widths)).sorted() }
-        self.fallbackWidths = fallback == self.widths || fallback?.isEmpty == true ? nil : fallback
+        func some(_ given: [Int]?, of all: [Int]) -> [Int]? {
+            let kept = given.map { Array(Set($0).intersection(all)).sorted() }
+            return kept == all || kept?.isEmpty == true ? nil : kept
+        }
+        self.fallbackWidths = some(fallbackWidths, of: self.widths)
+        self.webpWidths = some(webpWidths, of: self.widths)
     }
 
     /// The widths asked for in the source's own format.
     public var fallback: [Int] { fallbackWidths ?? widths }
 
+    /// The widths asked for in WebP.
+    public var webp: [Int] { webpWidths ?? widths }
+
     /// The same, with the fallback at one width only: the widest of `widths` up to `width`, or the
-    /// narrowest when all are wider.
+    /// narrowest when all are wider; and WebP at that width too where AVIF or JPEG XL is asked for.
     public func withOneFallback(at width: Int) -> VariantRequest {
         let chosen = widths.last { $0 <= width } ?? widths.first
-        return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] }, displayHeights: displayHeights)
+        let better = formats.contains(.avif) || formats.contains(.jxl)
+        return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] }, displayHeights: displayHeights,
+                              webpWidths: better ? chosen.map { [$0] } : nil)
+    }
+
+    /// The same in `formats` only, WebP at every width when it is the best of them.
+    public func only(_ kept: [OutputFormat]) -> VariantRequest {
+        let formats = formats.filter(kept.contains)
+        let better = formats.contains(.avif) || formats.contains(.jxl)
+        return VariantRequest(widths: widths, formats: formats, fallbackWidths: fallbackWidths, displayHeights: displayHeights,
+                              webpWidths: better ? webpWidths : nil)
     }
 
     /// What an image given a `<picture>` asks for: the fallback at one width (`oneFallbackAt`, the
@@ -57,7 +78,7 @@ public struct VariantRequest: Hashable, Sendable {
         }
         var kept = widths.filter { $0 <= 3 * width }
         if let next = widths.first(where: { $0 > 3 * width }), next <= 4 * width { kept.append(next) }
-        return VariantRequest(widths: kept, formats: formats, fallbackWidths: fallbackWidths)
+        return VariantRequest(widths: kept, formats: formats, fallbackWidths: fallbackWidths, webpWidths: webpWidths)
     }
 
     /// For an image shown `height` CSS pixels high, its width following its proportions: that height
@@ -69,14 +90,15 @@ public struct VariantRequest: Hashable, Sendable {
     /// Whether what this asks for includes all `other` asks for.
     public func covers(_ other: VariantRequest) -> Bool {
         Set(other.widths).isSubset(of: widths) && Set(other.formats).isSubset(of: formats) && Set(other.fallback).isSubset(of: fallback)
-            && Set(other.displayHeights).isSubset(of: displayHeights)
+            && Set(other.displayHeights).isSubset(of: displayHeights) && Set(other.webp).isSubset(of: webp)
     }
 
     /// Both requests' widths and formats, formats in the canonical order (JPEG XL, AVIF, WebP, original).
     public func union(_ other: VariantRequest) -> VariantRequest {
         VariantRequest(widths: widths + other.widths,
                        formats: OutputFormat.allCases.filter { formats.contains($0) || other.formats.contains($0) },
-                       fallbackWidths: fallback + other.fallback, displayHeights: displayHeights + other.displayHeights)
+                       fallbackWidths: fallback + other.fallback, displayHeights: displayHeights + other.displayHeights,
+                       webpWidths: webp + other.webp)
     }
 
     /// `data-imgbake-widths="400, 800"` and `data-imgbake-formats="avif webp original"` over `base`;

@@ -87,11 +87,11 @@ public struct ResolvedImage: Sendable {
     /// source width. By the width each was made for: the source's own bytes may stand for a narrower
     /// one (and then for several).
     public func variants(for request: VariantRequest, plan: VariantPlan) -> [StoredVariant] {
-        let formats = Set(plan.outputFormats(for: source, request: request))
-        let widths = Set(plan.widths(for: source, request: request)), fallback = Set(plan.fallbackWidths(for: source, request: request))
+        let formats = plan.outputFormats(for: source, request: request)
+        let widths = Dictionary(uniqueKeysWithValues: formats.map { ($0, Set(plan.widths(of: $0, for: source, request: request))) })
         return variants.filter { variant in
-            formats.contains(variant.format)
-                && (source.format == .svg || (fallbackFormats.contains(variant.format) ? fallback : widths).contains(variant.spec.width))
+            guard let made = widths[variant.format] else { return false }
+            return source.format == .svg || made.contains(variant.spec.width)
         }
     }
 }

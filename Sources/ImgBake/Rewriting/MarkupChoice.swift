@@ -18,8 +18,6 @@ enum MarkupChoice {
     /// The formats an `<img>` left without a `<picture>` can take in its `srcset`: WebP (every browser
     /// since 2020) and the source's own; AVIF and JPEG XL need a `<source type>` to fall back from.
     static func unwrapped(_ request: VariantRequest) -> VariantRequest {
-        let formats = request.formats.filter { $0 != .avif && $0 != .jxl }
-        guard formats.count != request.formats.count else { return request }
-        return VariantRequest(widths: request.widths, formats: formats, fallbackWidths: request.fallbackWidths, displayHeights: request.displayHeights)
+        request.only([.webp, .original])
     }
 }

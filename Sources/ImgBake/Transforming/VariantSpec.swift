@@ -28,11 +28,15 @@ public struct VariantSpec: Hashable, Sendable {
     /// asked for its image. Part of the key: the variant made where every width has a fallback, and
     /// may be dropped for it, is another.
     public var alone = false
+    /// AVIF with colour at every pixel (4:4:4), for a source that has it (PNG, GIF: drawings, logos,
+    /// screenshots, whose saturated edges 4:2:0 smears where a luma SSIM cannot see it); 4:2:0 for
+    /// photographs, which JPEG already stores so.
+    public var fullChroma = false
 
     public var canonical: String {
         let q = auto?.canonical ?? "\(quality)"
         let anchor = from.map { ";from=\($0)" } ?? ""
-        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)\(alone ? ";alone" : "")"
+        return "w=\(width);f=\(format.rawValue);q=\(q);e=\(effort);anim=\(animated ? 1 : 0);keep=\(keepMetadata.joined(separator: ","))\(anchor)\(alone ? ";alone" : "")\(fullChroma ? ";chroma=444" : "")"
     }
 
     /// The spec string a variant record keeps: the canonical string, then what the bytes are, so that
@@ -141,7 +145,7 @@ public struct VariantSpec: Hashable, Sendable {
     func encoding(quality: Int) -> VariantEncoding {
         switch format {
         case .webp: .vips(.webp(quality: quality, effort: effort))
-        case .avif: .vips(.avif(quality: quality, effort: effort))
+        case .avif: .vips(.avif(quality: quality, effort: effort, fullChroma: fullChroma))
         case .jpeg: .vips(.jpeg(quality: quality))
         case .png: .vips(.png(compression: effort, palette: false, quality: 100, effort: 7))
         case .gif: .vips(.gif)
@@ -221,11 +225,12 @@ public struct VariantPlan: Sendable {
         let request = request ?? defaultRequest
         let anchor = anchorWidth(for: source)
         return outputFormats(for: source, request: request).flatMap { format in
-            (Self.isFallback(format, of: source) ? fallbackWidths(for: source, request: request) : widths(for: source, request: request)).map { width in
+            widths(of: format, for: source, request: request).map { width in
                 VariantSpec(width: width, format: format, quality: quality(format), effort: effort(format),
                             animated: source.pages > 1 && (format == .webp || format == .gif),
                             keepMetadata: settings.keepMetadata.map { $0.lowercased() }.sorted(), auto: auto(format),
-                            from: width < anchor ? anchor : nil, alone: !Self.isFallback(format, of: source) && settings.fallback == .one)
+                            from: width < anchor ? anchor : nil, alone: !Self.isFallback(format, of: source) && settings.fallback == .one,
+                            fullChroma: format == .avif && (source.format == .png || source.format == .gif))
             }
         }
     }
@@ -237,6 +242,22 @@ public struct VariantPlan: Sendable {
     /// whole PNG) once per width.
     public func anchorWidth(for source: SourceInfo) -> Int {
         min(settings.widths.max() ?? source.width, source.width)
+    }
+
+    /// The widths `format` is made at: the fallback's, WebP's (one where a better format is made), or
+    /// every requested width.
+    public func widths(of format: ImageFormat, for source: SourceInfo, request: VariantRequest) -> [Int] {
+        if Self.isFallback(format, of: source) { return fallbackWidths(for: source, request: request) }
+        if format == .webp { return webpWidths(for: source, request: request) }
+        return widths(for: source, request: request)
+    }
+
+    /// The WebP widths asked for, capped at the source width; every width when WebP is the best format
+    /// made of this source (an animation has no AVIF).
+    public func webpWidths(for source: SourceInfo, request: VariantRequest) -> [Int] {
+        let formats = outputFormats(for: source, request: request)
+        guard request.webpWidths != nil, formats.contains(.avif) || formats.contains(.jxl) else { return widths(for: source, request: request) }
+        return Array(Set(request.webp.map { min($0, source.width) })).filter { $0 > 0 }.sorted()
     }
 
     /// Requested widths capped at the source width.
