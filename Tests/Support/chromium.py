@@ -7,6 +7,17 @@ import json, re, subprocess, sys, threading, time
 import websocket
 
 
+# A worker's script is fetched for the worker's own target: the page's Network domain sees the request
+# start (its id is the worker's target id) and never end, so the page would never be quiet. With
+# auto-attach on, the worker's target attaches as it starts, and that ends the request for the page.
+WORKERS = ("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True})
+
+
+def worker_started(event):
+    info = event.get("params", {}).get("targetInfo", {})
+    return event.get("method") == "Target.attachedToTarget" and info.get("type") in ("worker", "shared_worker", "service_worker")
+
+
 class Browser:
     """Headless Chromium over its DevTools protocol (one page target, flat sessions)."""
 
@@ -47,7 +58,7 @@ class Browser:
         self.events = []
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        setup = [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": not cache}), ("Page.enable", {})]
+        setup = [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": not cache}), ("Page.enable", {}), WORKERS]
         if network: setup.append(("Network.emulateNetworkConditions", network))
         if device: setup.append(("Emulation.setDeviceMetricsOverride", device))
         if observer: setup.append(("Page.addScriptToEvaluateOnNewDocument", {"source": observer}))
@@ -74,8 +85,8 @@ class Browser:
                     pending.discard(params["requestId"])
                     if self.details and "/_img/" in urls.get(params["requestId"], ""):
                         print("    %8d %s" % (params.get("encodedDataLength", 0), urls[params["requestId"]].split("/")[-1]))
-                elif method == "Network.loadingFailed":
-                    pending.discard(params["requestId"])
+                elif method == "Network.loadingFailed" or worker_started(event):
+                    pending.discard(params.get("requestId") or params["targetInfo"]["targetId"])
                 elif method == "Page.loadEventFired":
                     loaded = True
                 if method:
@@ -109,7 +120,7 @@ class Tab:
         browser.events = []
         self.target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = browser.send("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
-        setup = [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": not cache}), ("Page.enable", {})]
+        setup = [("Network.enable", {}), ("Network.setCacheDisabled", {"cacheDisabled": not cache}), ("Page.enable", {}), WORKERS]
         if device:
             setup.append(("Emulation.setDeviceMetricsOverride", device))
         for method, params in setup:
@@ -130,6 +141,9 @@ class Tab:
         elif method == "Network.loadingFailed":
             known = self.requests.setdefault(params["requestId"], {"url": "", "type": "Other", "bytes": 0})
             known.update(done=True, failed=params.get("errorText", ""))
+        elif worker_started(event):
+            known = self.requests.setdefault(params["targetInfo"]["targetId"], {"url": params["targetInfo"].get("url", ""), "type": "Script", "bytes": 0})
+            known.update(done=True)
         elif method == "Page.loadEventFired":
             self.loaded = True
         if method.startswith("Network."):
