@@ -24,7 +24,11 @@ final class OutputLock: Sendable {
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK {
-                try? await Task.sleep(for: .milliseconds(50))
+                // A cancelled build stops waiting: its sleep would return at once, and the loop would spin.
+                do { try await Task.sleep(for: .milliseconds(50)) } catch {
+                    close(fd)
+                    throw BuildError(.failed, "the build was cancelled while waiting for another build of \(folder)")
+                }
                 continue
             }
             let reason = String(cString: strerror(errno))
