@@ -49,10 +49,10 @@ final class Exchange {
         if head.method == .GET || head.method == .HEAD, images.hasPrefix("/"), path.hasPrefix(images) {
             local = true
             let name = String(path.dropFirst(images.count)).removingPercentEncoding ?? ""
-            let bound = NIOLoopBound(self, eventLoop: loop), site = proxy.site
+            let bound = NIOLoopBound(self, eventLoop: loop), site = proxy.site, gate = proxy.loops
             Task {
                 let answer = await site.image(named: name)
-                bound.eventLoop.execute { bound.value.answer(answer) }
+                gate.execute(on: bound.eventLoop) { bound.value.answer(answer) }
             }
         } else {
             connect()
@@ -226,12 +226,12 @@ final class Exchange {
     private func rewrite(_ response: HTTPResponseHead, _ page: ByteBuffer, sitePath: String) {
         state = .rewriting
         upstream?.close(promise: nil)
-        let bound = NIOLoopBound(self, eventLoop: loop), site = proxy.site, limit = proxy.settings.maxPageBytes
+        let bound = NIOLoopBound(self, eventLoop: loop), site = proxy.site, limit = proxy.settings.maxPageBytes, gate = proxy.loops
         let gzip = response.headers["content-encoding"].first?.lowercased() == "gzip"
         // The page moves off the loop as bytes (a ByteBuffer is Sendable; the decoding is the page stage's).
         Task {
             let served = await Exchange.served(page, gzip: gzip, limit: limit, site: site, sitePath: sitePath)
-            bound.eventLoop.execute { bound.value.rewritten(response, original: page, served) }
+            gate.execute(on: bound.eventLoop) { bound.value.rewritten(response, original: page, served) }
         }
     }
 

@@ -3,6 +3,7 @@ import ImgBake
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// The HTTP proxy `imgbake serve` runs in front of a generator's dev server (docs/serve.md):
 ///
@@ -48,6 +49,7 @@ public final class ProxyServer: Sendable {
     let log: ServeLog
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
+    private let gate: LoopGate
 
     /// Starts listening; `stop` ends it.
     public init(_ settings: Settings, site: ServedSite, log: ServeLog) async throws {
@@ -56,7 +58,8 @@ public final class ProxyServer: Sendable {
         self.log = log
         // Two loops: the proxy's work per request is small next to the dev server's and libvips'.
         group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let context = ProxyContext(settings: settings, site: site, log: log)
+        let context = ProxyContext(settings: settings, site: site, log: log, loops: LoopGate())
+        gate = context.loops
         do {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -83,6 +86,7 @@ public final class ProxyServer: Sendable {
 
     public func stop() async {
         try? await channel.close()
+        gate.close()
         try? await group.shutdownGracefully()
     }
 }
@@ -92,6 +96,20 @@ struct ProxyContext: Sendable {
     let settings: ProxyServer.Settings
     let site: ServedSite
     let log: ServeLog
+    let loops: LoopGate
+}
+
+/// The way back onto an event loop for work done off it (an image made, a page rewritten), closed
+/// before the loops shut down: what finishes after that is dropped, as its connection is gone, rather
+/// than scheduled on a loop that has stopped (which NIO reports, and will refuse).
+final class LoopGate: Sendable {
+    private let open = Mutex(true)
+
+    func execute(on loop: any EventLoop, _ work: @escaping @Sendable () -> Void) {
+        open.withLock { open in if open { loop.execute(work) } }
+    }
+
+    func close() { open.withLock { $0 = false } }
 }
 
 /// Lines for the terminal, one per page or image made, each written whole.
