@@ -6,7 +6,7 @@ import ImgBakeTestSupport
 
 /// Hostile images of the fault suite (Fixtures/hostile, made by make-hostile.py; truncated and
 /// corrupted files are made here from the example images): no crash, bounded memory, a clear reason.
-@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(5) : .minutes(30))) struct HostileImageTests {
+@Suite(.hangGuard) struct HostileImageTests {
     static let folder = Paths.fixtures + "/hostile"
 
     /// One origin for the tests that only need the committed fixtures (starting one costs a
@@ -187,9 +187,10 @@ import ImgBakeTestSupport
         // A JPEG named .png (served as image/png) is a JPEG.
         #expect(messages["jpeg-named.png"] == nil)
         #expect(Set(site.folder.files(under: "out/_img").map { String($0.split(separator: ".").last!) }) == ["jpg", "webp"])
-        // The PNG signature in front of a JPEG: the PNG decoder refuses it (libpng's reason is a libvips warning, not an error).
-        #expect(messages["png-magic.png"] == "cannot decode image (cannot read image header)"
-                || messages["png-magic.png"]?.hasPrefix("cannot decode image (vipspng: ") == true, "\(messages)")
+        // The PNG signature in front of a JPEG: the PNG decoder refuses it (libpng's reason is a libvips warning, not an
+        // error). The reason after it is libvips' process-wide error buffer, where a line of another image's work
+        // done at the same moment may be (VipsError.drain): the refusal is what is certain.
+        #expect(messages["png-magic.png"]?.hasPrefix("cannot decode image (") == true, "\(messages)")
         // A TIFF served as image/jpeg: not a format imgbake accepts, whatever it is called.
         #expect(messages["tiff-named.jpg"] == "not an image (Content-Type image/jpeg, starts with \"II*.....................…\")")
         // An HEVC-coded HEIF whose brands say AVIF: the HEVC decoder is not imgbake's to expose.

@@ -9,7 +9,7 @@ import ImgBakeTestSupport
 /// deleted and restored; upstream images change (and their cached copies go stale); builds are killed
 /// at random moments; two builds run at once. Seeded, so a failure names the history that reproduces
 /// it; `IMGBAKE_STRESS_HISTORIES` runs more (`make stress`).
-@Suite(.timeLimit(.minutes(5))) struct InPlaceHistoryTests {
+@Suite(.hangGuard) struct InPlaceHistoryTests {
     static let count = Int(ProcessInfo.processInfo.environment["IMGBAKE_STRESS_HISTORIES"] ?? "") ?? 4
     static let seeds: [UInt64] = ProcessInfo.processInfo.environment["IMGBAKE_STRESS_SEED"].flatMap(UInt64.init).map { [$0] }
         ?? (0..<count).map { UInt64(0x1A_0000) &+ UInt64($0) }
@@ -100,6 +100,7 @@ import ImgBakeTestSupport
             inline_images = 0
             [images]
             quality = { webp = 80 }
+            formats = ["webp", "original"]
             [fetch]
             retries = 0
             failure_ttl = "0s"

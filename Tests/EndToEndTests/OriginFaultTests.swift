@@ -64,7 +64,7 @@ let faultBound: Duration = timeBound(.seconds(150))
 
 /// The origin faults of the fault suite: each ends in bounded time with one precise warning, the
 /// reference left exactly as written, and nothing in the cache but a failure row for permanent ones.
-@Suite(.timeLimit(Sanitizer.active == nil ? .minutes(5) : .minutes(30))) struct OriginFaultTests {
+@Suite(.hangGuard) struct OriginFaultTests {
     /// One origin for all cases: each has a file name of its own, and its requests are counted by it.
     static let origin = Result { try Origin() }
 

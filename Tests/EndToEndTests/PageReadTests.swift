@@ -7,7 +7,7 @@ import Testing
 /// the opens of each page file for reading. Cold with `--out`, warm into a new `--out`, in place, in
 /// place after an edit, in place after one of the site's images changed (the pages using it built
 /// again from their kept sources), and with `--refresh`.
-@Suite(.timeLimit(.minutes(5))) struct PageReadTests {
+@Suite(.hangGuard) struct PageReadTests {
     static let strace = "/usr/bin/strace"
 
     enum Step: String, CaseIterable, Sendable {

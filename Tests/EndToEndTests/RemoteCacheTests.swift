@@ -5,7 +5,7 @@ import ImgBakeTestSupport
 
 /// The remote cache on real servers started here: nginx with WebDAV PUT, and moto's S3 server with
 /// signature checking on. Each build is another "machine": a local cache and output of its own.
-@Suite(.timeLimit(.minutes(3))) struct RemoteCacheTests {
+@Suite(.hangGuard) struct RemoteCacheTests {
     /// Distinctive, so that a grep for it over everything imgbake printed means something.
     static let token = "imgbake-test-token-7f3c9a1e5b"
 

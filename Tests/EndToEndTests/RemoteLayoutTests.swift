@@ -5,7 +5,7 @@ import ImgBakeTestSupport
 
 /// The remote cache's layout marker and its neighbours: a store written by imgbake 0.1.0 (layout 1),
 /// by a newer layout, or holding a `layout.json` that is not imgbake's; and a store that throttles.
-@Suite(.timeLimit(.minutes(3))) struct RemoteLayoutTests {
+@Suite(.hangGuard) struct RemoteLayoutTests {
     /// A build with no remote: what every build here must publish.
     static func reference(_ site: RemoteSite) async throws -> [String: String] {
         let run = try await site.build("reference", ["--no-remote"])

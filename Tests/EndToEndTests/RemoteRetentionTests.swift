@@ -6,7 +6,7 @@ import ImgBakeTestSupport
 /// `imgbake cache gc --remote` on real stores: S3 (moto: ListObjectsV2, DeleteObjects with Content-MD5)
 /// and nginx WebDAV (PROPFIND from libnginx-mod-http-dav-ext, DELETE). Age is the time since the last
 /// write; what a bound removes costs later builds a miss, never a wrong image.
-@Suite(.timeLimit(.minutes(5))) struct RemoteRetentionTests {
+@Suite(.hangGuard) struct RemoteRetentionTests {
     func gc(_ site: RemoteSite, _ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
         try await runProcess(Paths.binary, ["cache", "gc", "--remote", "--config", site.configFile] + arguments, in: nil, environment: environment)
     }

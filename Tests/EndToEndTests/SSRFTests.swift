@@ -14,7 +14,7 @@ import ImgBakeTestSupport
 /// that answers public then private, and redirects from a public-looking host are tested in a network
 /// namespace of the test's own (`ip netns`, needs root; skipped with the reason otherwise), where those
 /// addresses exist and lead nowhere else.
-@Suite(.timeLimit(.minutes(5))) struct SSRFTests {
+@Suite(.hangGuard) struct SSRFTests {
     static func refusal(_ url: String, _ address: String) -> String {
         "\(url): refused to connect to private address \(address) (use --allow-private-networks)"
     }

@@ -5,7 +5,7 @@ import ImgBakeTestSupport
 
 /// `--shard K/N`: many machines resolve one site's images, each its own part, into one remote cache;
 /// a last build without `--shard` assembles the site from it.
-@Suite(.timeLimit(.minutes(3))) struct ShardTests {
+@Suite(.hangGuard) struct ShardTests {
     /// Sixteen small images with bytes of their own (identical bytes would share variants).
     static let images = (1...8).map { "o\($0).jpg" }
         + ["diagram.png", "p3.png", "prophoto.jpg", "reference.png", "camera.jpg", "two-colours.png", "coffee.png", "astronaut.jpg"]

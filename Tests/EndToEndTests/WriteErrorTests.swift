@@ -13,7 +13,7 @@ import Vips
 ///
 /// Real mounts need root with the right to mount (CI runs the tests so); the EACCES tests also need
 /// root to run the binary as another user (`setpriv`). Without them the suite is skipped, saying why.
-@Suite(.timeLimit(.minutes(5)),
+@Suite(.hangGuard,
        .enabled(if: TestMount.available, "needs root with the right to mount a tmpfs and remount read-only (CI runs as root)"))
 struct WriteErrorTests {
     static let noSpace = String(cString: strerror(ENOSPC))

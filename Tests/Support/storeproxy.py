@@ -9,7 +9,9 @@ Prints one line once it listens:  READY <port>
 The Host header is passed on unchanged, so AWS Signature V4 signatures made for the proxy's address
 still verify at the store. Control (not delayed, not counted):
     GET /__proxy/stats    {"requests": N, "bytes_up": N, "bytes_down": N, "by_method": {...}, "throttled": N,
-                           "expect_continue": N (requests that asked "Expect: 100-continue"; each go-ahead is delayed too)}
+                           "expect_continue": N (requests that asked "Expect: 100-continue"; each go-ahead is delayed too),
+                           "bodies_before_go_ahead": N (of those, the ones whose whole body had arrived before the
+                           go-ahead was sent: the client did not wait for it)}
     GET /__proxy/reset    zeroes the counters
     GET /__proxy/throttle?count=K&status=503[&retry_after=S]   the next K requests get that status
     GET /__proxy/delay?ms=M                                    changes the delay
@@ -36,6 +38,7 @@ class State:
         self.by_method = {}
         self.throttled = 0
         self.expect_continue = 0
+        self.bodies_before_go_ahead = 0
 
 
 def handler(upstream, state, log):
@@ -74,11 +77,12 @@ def handler(upstream, state, log):
                     state.delay = float(query.get("ms", "0")) / 1000
                 stats = {"requests": state.requests, "bytes_up": state.bytes_up, "bytes_down": state.bytes_down,
                          "by_method": state.by_method, "throttled": state.throttled, "delay_ms": state.delay * 1000,
-                         "expect_continue": state.expect_continue}
+                         "expect_continue": state.expect_continue, "bodies_before_go_ahead": state.bodies_before_go_ahead}
             self.send(200, json.dumps(stats).encode(), [("Content-Type", "application/json")])
 
         # The go-ahead of an "Expect: 100-continue" request, until the answer is sent.
         go_ahead = None
+        go_ahead_sent = None
 
         def handle_expect_100(self):
             # From a store that far away the go-ahead comes a delay later, while a body the client sends
@@ -90,7 +94,10 @@ def handler(upstream, state, log):
                 state.expect_continue += 1
                 delay = state.delay
 
+            sent = self.go_ahead_sent = threading.Event()
+
             def go_ahead():
+                sent.set()
                 try:
                     self.send_response_only(100)
                     self.end_headers()
@@ -117,6 +124,9 @@ def handler(upstream, state, log):
                 # the rest).
                 self.close_connection = True
                 return
+            if self.go_ahead_sent is not None and not self.go_ahead_sent.is_set():
+                with state.lock:
+                    state.bodies_before_go_ahead += 1
             with state.lock:
                 delay = state.delay
                 count, status, retry_after = state.throttle

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ImgBake
+import Testing
 
 /// A site, an output folder and a cache in one temporary folder, with a build configured for an origin.
 package struct TestSite {
@@ -195,4 +196,12 @@ extension ImageSettings.Quality {
         quality.avif = 50
         return quality
     }
+}
+
+/// A suite's time limit is a guard against a hang, not a bound on how long it takes: a test that never
+/// ends fails and the run goes on. Far past the slowest suite on a loaded 2-core machine (the whole run
+/// shares its cores), so that load alone never trips it; how long things take is the benchmarks' to
+/// say. Several times longer under a sanitizer.
+extension Trait where Self == TimeLimitTrait {
+    package static var hangGuard: Self { .timeLimit(Sanitizer.active == nil ? .minutes(20) : .minutes(60)) }
 }

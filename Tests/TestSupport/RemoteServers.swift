@@ -188,6 +188,8 @@ package final class StoreProxy: @unchecked Sendable {
         package let throttled: Int
         /// Requests that asked for a go-ahead before sending their body ("Expect: 100-continue").
         package let expect_continue: Int
+        /// Of those, the ones whose whole body had arrived before the go-ahead was sent.
+        package let bodies_before_go_ahead: Int
     }
 
     package var url: String { "http://127.0.0.1:\(port)" }
