@@ -11,7 +11,13 @@ exit 1 when a check fails. The server (and its children) is stopped at the end.
 """
 import argparse, html.parser, http.client, json, os, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
-MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"<svg", b"<?xml")
+MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"RIFF", b"<svg", b"<?xml", b"\xff\x0a", b"\x00\x00\x00\x0cJXL \r\n\x87\n")
+
+
+def is_image(data):
+    """JPEG, PNG, GIF, WebP, SVG, JPEG XL (codestream or container) by their first bytes; AVIF by its
+    ISO-BMFF brand (an `ftyp` box whose major brand is avif or avis)."""
+    return data.lstrip().startswith(MAGIC) or (data[4:8] == b"ftyp" and data[8:12] in (b"avif", b"avis"))
 
 
 class Images(html.parser.HTMLParser):
@@ -57,7 +63,7 @@ def check(page_url):
         except TRANSIENT as error:
             problems.append("%s: %s" % (written, error))
             continue
-        if image_status == 200 and image.lstrip().startswith(MAGIC):
+        if image_status == 200 and is_image(image):
             loaded += 1
         else:
             problems.append("%s: HTTP %d, %d bytes not an image" % (written, image_status, len(image)))

@@ -15,7 +15,11 @@ IMAGES = """
 Object.defineProperty(window, '__vitals', {get() {
   const images = [...document.images].filter(i => !/^https?:/.test(i.currentSrc || i.src));
   const shown = i => i.complete && i.naturalWidth > 0;
-  return {total: images.length, loaded: images.filter(shown).length, broken: images.filter(i => !shown(i)).map(i => i.currentSrc || i.src)};
+  const name = u => u.split('/').pop();
+  const first = i => { const s = i.parentElement && i.parentElement.tagName === 'PICTURE' && i.parentElement.querySelector('source');
+                       return s ? {type: s.type, files: s.srcset.split(',').map(c => name(c.trim().split(/\s+/)[0]))} : null; };
+  return {total: images.length, loaded: images.filter(shown).length, broken: images.filter(i => !shown(i)).map(i => i.currentSrc || i.src),
+          shown: images.filter(shown).map(i => ({file: name(i.currentSrc), first: first(i)}))};
 }});
 """
 TALL = {"width": 1280, "height": 20000, "deviceScaleFactor": 1, "mobile": False}
@@ -25,7 +29,7 @@ browser = Browser(os.environ.get("CHROMIUM", "/usr/bin/chromium"), profile)
 results = {}
 for page in sys.argv[1:]:
     result = browser.load("file://" + os.path.abspath(page), device=TALL, observer=IMAGES, cache=True)
-    results[page] = {key: result[key] for key in ("total", "loaded", "broken")}
+    results[page] = {key: result[key] for key in ("total", "loaded", "broken", "shown")}
 browser.close()
 shutil.rmtree(profile, ignore_errors=True)
 print(json.dumps(results, indent=1))

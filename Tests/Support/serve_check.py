@@ -175,7 +175,7 @@ def main():
         browser.events = []
         with open(os.path.join(args.project, args.edit), "a") as source:
             source.write(args.append)
-        reloaded = page.wait_loaded(10)
+        reloaded = page.wait_loaded(max(10, args.reload_within))
         report["reload_s"] = reloaded and round(reloaded, 3)
         if not reloaded or reloaded > args.reload_within:
             failures.append("the page did not reload by itself within %g s of the edit (%s)" % (args.reload_within, reloaded))

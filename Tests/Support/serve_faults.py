@@ -122,7 +122,7 @@ def main():
             for image in pending[1:]:
                 get(proxy, image.decode())
             status, _, body = get(proxy, "/page?n=7")
-            check(b"/_img/pending/" not in body and re.search(rb'srcset="/_img/hubble-[0-9a-f]+-\d+\.webp', body),
+            check(b"/_img/pending/" not in body and re.search(rb'srcset="/_img/hubble-[0-9a-f]+-\d+\.(avif|webp)', body),
                   "once made, the page names its files: %r" % body[:400])
             names = re.findall(rb'(/_img/[^" ,]+)', body)
             answers = [get(proxy, name.decode()) for name in set(names)]
