@@ -177,9 +177,9 @@ public struct ImageSettings: Sendable {
     /// (`make vitals` measures a phone's page bytes).
     public var widths = [480, 960, 1320, 1920]
     /// Best first; the last `original` is the `<img>` fallback. AVIF first: at the same quality target it
-    /// is the smallest file on the bench's photographs and graphics alike (Benchmarks/formats.py), and
-    /// every browser released since 2022 takes it; WebP for the rest. JPEG XL (`jxl`) is asked for by
-    /// name: it wins nowhere on the bench that AVIF does not (docs/MEASUREMENTS.md, "Formats").
+    /// is the smallest file for most of the bench's variants (Benchmarks/formats.py), and every major
+    /// browser since 2024 takes it; WebP for the rest. JPEG XL (`jxl`) is asked for by name: beside AVIF
+    /// it is kept for few variants at 1.3× the build's CPU (docs/MEASUREMENTS.md, "Formats").
     public var formats: [OutputFormat] = [.avif, .webp, .original]
     /// How many files in the source's own format an `<img>` in a `<picture>` gets: one, at
     /// `fallbackWidth` (every browser that takes a WebP or AVIF `<source>` never downloads it), or one per

@@ -30,7 +30,7 @@ extension Reader {
         }
     }
 
-    /// `auto = { ssim = 0.97, webp = [40, 90], avif = [25, 75], jpeg = [45, 92] }`.
+    /// `auto = { ssim = 0.97, webp = [40, 90], avif = [50, 75], jpeg = [45, 92] }`.
     private func applyAuto(_ name: String, _ node: TOMLNode, to autos: inout [ImageFormat: AutoQuality]) throws(ConfigurationError) {
         let known = ConfigurationKey.children(of: name).map(\.short)
         for (key, value) in Self.ordered(try table(name, node)) {
