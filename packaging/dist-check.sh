@@ -2,9 +2,10 @@
 # `make dist-check`: the artefacts proven where users would install them. In clean Debian 12 (bookworm)
 # and Debian 13 (trixie) roots made with `mmdebstrap --variant=minbase` (no libvips, libcurl, gumbo or
 # cmark-gfm; cached as tarballs under ~/.cache/imgbake-dist, keyed on what made them), for each root:
-#   - the tarball unpacked anywhere starts, `imgbake --version` names libvips 8.16 or later;
+#   - the tarball unpacked anywhere starts, `imgbake --version` names libvips 8.16 or later and libjxl;
 #   - it builds a site of local JPEG, PNG, animated GIF and WebP images and a remote https:// image from
-#     a loopback origin: first with no CA store in the root (the fetch fails and names SSL_CERT_FILE),
+#     a loopback origin, writing AVIF by default and JPEG XL when asked for it: first with no CA store
+#     in the root (the fetch fails and names SSL_CERT_FILE),
 #     then with ca-certificates installed and the origin's CA added to the root's store;
 #   - `apt install ./dist/imgbake_*.deb` succeeds (its Depends: glibc, libstdc++, libgcc_s and
 #     ca-certificates only) and the installed binary builds the same site;
@@ -143,13 +144,22 @@ build_stack_site() { # root binary name
     --connect-to "$connect" > "$root/tmp/$name.out" 2> "$root/tmp/$name.err" ||
     { cat "$root/tmp/$name.err" >&2; fail "$name: imgbake build exited non-zero"; }
   grep -q 'warning' "$root/tmp/$name.err" && { cat "$root/tmp/$name.err" >&2; fail "$name: the build warned"; }
-  for kind in jpg png gif webp; do
+  for kind in jpg png gif webp avif; do
     ls "$root/tmp/out-$name/_img/"*."$kind" >/dev/null 2>&1 || fail "$name: no .$kind file in _img"
   done
   grep -q 'images.example.com' "$root/tmp/out-$name/index.html" && fail "$name: the https:// image was not localised"
-  # A <picture> with a WebP source for each, but the WebP, which needs none.
-  [ "$(grep -c '<picture><source type="image/webp"' "$root/tmp/out-$name/index.html")" = 5 ] ||
+  # A <picture> for each (a page without styles or scripts: the wrapper changes nothing of it), but the
+  # WebP, which needs none; AVIF first where it is the smallest.
+  [ "$(grep -o '<picture style="display:contents"><source hidden type="image/' "$root/tmp/out-$name/index.html" | wc -l)" = 5 ] ||
     fail "$name: not every JPEG, PNG and GIF became a <picture>"
+  grep -q '<source hidden type="image/avif"' "$root/tmp/out-$name/index.html" || fail "$name: no AVIF <source>"
+  # JPEG XL, asked for beside WebP: libjxl in the stack writes it.
+  printf '[images]\nformats = ["jxl", "webp", "original"]\n' > "$root/tmp/jxl.toml"
+  in_root "$root" "$binary" build /tmp/stack-site --out "/tmp/out-$name-jxl" --cache-dir "/tmp/cache-$name" --config /tmp/jxl.toml \
+    --connect-to "$connect" --quiet 2> "$root/tmp/$name-jxl.err" || { cat "$root/tmp/$name-jxl.err" >&2; fail "$name: the JPEG XL build failed"; }
+  ls "$root/tmp/out-$name-jxl/_img/"*.jxl >/dev/null 2>&1 || fail "$name: no .jxl file in _img"
+  grep -q '<source hidden type="image/jxl"' "$root/tmp/out-$name-jxl/index.html" || fail "$name: no JPEG XL <source>"
+  rm -rf "$root/tmp/out-$name-jxl"
   (cd "$root/tmp/out-$name" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
@@ -172,6 +182,7 @@ for suite in bookworm trixie; do
   vips=$(sed -n 's/^libvips \([0-9.]*\) .*/\1/p' "$root/tmp/version.txt")
   [ -n "$vips" ] && [ "$(printf '%s\n8.16\n' "$vips" | sort -V | head -n1)" = 8.16 ] || fail "$suite: libvips '$vips' is not 8.16 or later"
   grep -q '(writes WebP: yes, AVIF: yes;' "$root/tmp/version.txt" || fail "$suite: the stack cannot write WebP and AVIF"
+  grep -q '^libjxl 0\.[0-9.]* (writes JPEG XL)$' "$root/tmp/version.txt" || fail "$suite: --version names no libjxl"
   [[ $(head -n1 "$root/tmp/version.txt") == "imgbake $version ("* ]] || fail "$suite: --version does not say $version"
 
   step "Debian $suite: no CA store yet, so HTTPS says what to set"
@@ -194,7 +205,7 @@ for suite in bookworm trixie; do
   in_root "$root" env SSL_CERT_FILE=/tmp/only-origin.pem "$bin" build /tmp/stack-site --out /tmp/out-env --cache-dir /tmp/cache-env \
     --connect-to "$connect" --quiet || fail "$suite: SSL_CERT_FILE was not honoured"
   grep -q 'images.example.com' "$root/tmp/out-env/index.html" && fail "$suite: with SSL_CERT_FILE the https:// image was not localised"
-  echo "JPEG, PNG, animated GIF, WebP and https:// localised (tree ${trees[$suite-tarball]}); SSL_CERT_FILE honoured"
+  echo "JPEG, PNG, animated GIF, WebP and https:// localised, AVIF and JPEG XL written (tree ${trees[$suite-tarball]}); SSL_CERT_FILE honoured"
 
   step "Debian $suite: apt install the .deb"
   mkdir -p "$root/tmp/pkg"
