@@ -148,10 +148,10 @@ build_stack_site() { # root binary name
     ls "$root/tmp/out-$name/_img/"*."$kind" >/dev/null 2>&1 || fail "$name: no .$kind file in _img"
   done
   grep -q 'images.example.com' "$root/tmp/out-$name/index.html" && fail "$name: the https:// image was not localised"
-  # A <picture> for each (a page without styles or scripts: the wrapper changes nothing of it), but the
-  # WebP, which needs none; AVIF first where it is the smallest.
-  [ "$(grep -o '<picture style="display:contents"><source hidden type="image/' "$root/tmp/out-$name/index.html" | wc -l)" = 5 ] ||
-    fail "$name: not every JPEG, PNG and GIF became a <picture>"
+  # A <picture> for each of the six (a page without styles or scripts: the wrapper changes nothing of
+  # it), the WebP's with its AVIF; AVIF first where it is the smallest.
+  [ "$(grep -o '<picture style="display:contents"><source hidden type="image/' "$root/tmp/out-$name/index.html" | wc -l)" = 6 ] ||
+    fail "$name: not every image became a <picture>"
   grep -q '<source hidden type="image/avif"' "$root/tmp/out-$name/index.html" || fail "$name: no AVIF <source>"
   # JPEG XL, asked for beside WebP: libjxl in the stack writes it.
   printf '[images]\nformats = ["jxl", "webp", "original"]\n' > "$root/tmp/jxl.toml"
