@@ -340,7 +340,7 @@ cat "$root/tmp/build.out" "$root/tmp/build.err"
 [ "$status" = 0 ] || fail "imgbake build exited $status"
 webps=$(find "$root/tmp/out" -name '*.webp' | wc -l)
 [ "$webps" -gt 0 ] || fail "no WebP variants in the output"
-grep -q 'image/webp' "$root/tmp/out/index.html" || fail "index.html offers no WebP"
+grep -q '_img/[^" ]*\.webp' "$root/tmp/out/index.html" || fail "index.html offers no WebP"
 grep -q '_img/' "$root/tmp/out/index.html" || fail "index.html was not rewritten"
 grep -q '_img/' "$root/tmp/out/posts/first-light.md" || fail "posts/first-light.md was not rewritten"
 grep -q 'not-there.jpg: HTTP 404' "$root/tmp/build.err" || fail "the missing image was not reported"
