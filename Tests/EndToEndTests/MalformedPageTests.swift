@@ -7,7 +7,7 @@ import ImgBakeTestSupport
 /// nested elements, unterminated comments and attributes, pathological Markdown nesting. No crash,
 /// bounded time and memory, every byte outside a rewritten URL unchanged, nothing written outside
 /// the output folder.
-@Suite struct MalformedPageTests {
+@Suite(.hangGuard) struct MalformedPageTests {
     static let url = "http://images.test/img/coffee.png"
 
     /// Pages, each with at most one remote image, which `markup = "localize"` replaces one for one.
@@ -37,10 +37,8 @@ import ImgBakeTestSupport
         let outside = site.folder.files()
         var arguments = [Paths.binary, "build", site.site, "--cache-dir", site.cache, "--connect-to", origin.connectTo]
         if !inPlace { arguments += ["--out", site.out] }
-        let started = ContinuousClock.now
         let (result, peak) = try await runMeasuringPeakMemory(arguments)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(ContinuousClock.now - started < timeBound(.seconds(180))) // a safety net for hangs; speed is the benchmarks' job
         #expect(peak < memoryBound(600 << 20), "peak RSS \(peak >> 20) MiB")
         // 100,000 nested elements would take gumbo minutes: left as they are, said so.
         #expect(result.stderr.contains("nested.html:1:1: warning: page not read: elements nested 100000 deep, more than 10000"), "\(result.stderr)")

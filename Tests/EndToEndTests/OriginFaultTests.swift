@@ -55,14 +55,10 @@ struct OriginFault: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// How long one fault may take, build start to end: a guard against a wait without end, not a measure
-/// of speed. Generous, because the whole suite shares two cores and an in-process build waits behind
-/// every other test's work (61–66 s measured on a fresh clone's `make test`, with 368 tests at a load
-/// average of 45); which limit ended a transfer is checked on curl's own message instead ("after 10…
-/// milliseconds", "the last 1 seconds").
-let faultBound: Duration = timeBound(.seconds(150))
+// Which limit ended a transfer is checked on curl's own message ("after 10… milliseconds", "the last 1
+// seconds"), not on a clock; a fault that never ends is the suite's hang guard's to catch.
 
-/// The origin faults of the fault suite: each ends in bounded time with one precise warning, the
+/// The origin faults of the fault suite: each ends with one precise warning, the
 /// reference left exactly as written, and nothing in the cache but a failure row for permanent ones.
 @Suite(.hangGuard) struct OriginFaultTests {
     /// One origin for all cases: each has a file name of its own, and its requests are counted by it.
@@ -79,9 +75,7 @@ let faultBound: Duration = timeBound(.seconds(150))
         config.fetch.retries = 1
         fault.configure(&config)
 
-        let started = ContinuousClock.now
         let result = try await site.build(config)
-        #expect(ContinuousClock.now - started < faultBound)
 
         #expect(result.exitCode == 0)
         let messages = result.diagnostics.map(\.message)

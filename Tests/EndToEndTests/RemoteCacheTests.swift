@@ -151,7 +151,6 @@ import ImgBakeTestSupport
         #expect(run.report?.totals.referencesLocalised == 3)
         #expect(run.remoteWarnings.count == 1 && run.remoteWarnings.first?.contains("unavailable") == true, "\(run.result.stderr)")
         #expect(run.result.warnings.split(separator: "\n").count == 1, "\(run.result.stderr)")
-        #expect(clock.now - started < timeBound(.seconds(60)))
     }
 
     @Test func aRemoteAnswering500IsGivenUpOnAfterAFewRequests() async throws {

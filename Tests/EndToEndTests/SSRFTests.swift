@@ -139,10 +139,7 @@ import ImgBakeTestSupport
         site.page("a.html", cases.map { "<img src=\"\($0.0)\" alt=x>" }.joined(separator: "\n"))
         site.page("imgbake.toml", "[images]\nwidths = [64]\nformats = [\"original\"]\n")
         func build(_ extra: [String], out: String) async throws -> CommandResult {
-            let started = ContinuousClock.now
-            let result = try await run(namespace.exec + [Paths.binary, "build", site.site, "--out", out, "--cache-dir", site.cache] + extra, in: "/")
-            #expect(ContinuousClock.now - started < faultBound)
-            return result
+            try await run(namespace.exec + [Paths.binary, "build", site.site, "--out", out, "--cache-dir", site.cache] + extra, in: "/")
         }
 
         let refused = try await build([], out: site.out)

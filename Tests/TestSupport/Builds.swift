@@ -123,7 +123,7 @@ package func drain(_ fd: Int32?) async -> Data {
 
 /// `make sanitize` sets IMGBAKE_SANITIZER: everything then runs 5–15 times slower with several times
 /// the memory (shadow memory, redzones, a quarantine of freed blocks), none of it imgbake's. Bounds on
-/// time and memory are the plain suite's to check; under a sanitizer they only catch hangs.
+/// memory are the plain suite's to check; under a sanitizer there are none, and the hang guard waits longer.
 package enum Sanitizer {
     package static let active = ProcessInfo.processInfo.environment["IMGBAKE_SANITIZER"]
 }
@@ -133,10 +133,6 @@ package func memoryBound(_ bytes: Int) -> Int {
     Sanitizer.active == nil ? bytes : .max
 }
 
-/// A wall-time bound, ten times longer under a sanitizer.
-package func timeBound(_ duration: Duration) -> Duration {
-    Sanitizer.active == nil ? duration : duration * 10
-}
 
 /// Runs a program under a python3 parent that reports the child's peak resident set size (wait4's
 /// ru_maxrss), so other processes of the test run do not count.
