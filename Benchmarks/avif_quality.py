@@ -440,6 +440,17 @@ def main():
         parts = [x for x in parts if x]
         return "; left out of the script's: " + ", ".join(parts) if parts else ""
 
+    def score_rows(rows, columns, tail=""):
+        """Prints mean, 5th percentile and lowest of both metrics over `rows`, one cell per tool (the
+        first `columns`); returns each metric's 5th percentiles."""
+        p5 = {}
+        for metric, label, fmt in (("ssim", "SSIM", "%.4f"), ("ssimulacra2", "SSIMULACRA2", "%.2f")):
+            s = [summary(r[metric][i] for r in rows) for i in range(columns)]
+            p5[metric] = [x[1] for x in s]
+            for j, what in enumerate(("mean", "5th percentile", "lowest")):
+                print("| %s %s | %s |%s" % (label, what, " | ".join(fmt % x[j] for x in s), tail))
+        return p5
+
     print("\n### What a browser taking JPEG XL and AVIF downloads: imgbake against the script with AVIF (sharp's "
           "defaults: Q 50, effort 4, 4:4:4; and Q 80), same source and width\n")
     if rows:
@@ -453,12 +464,7 @@ def main():
         total = [sum(r["bytes"][i] for r in rows) for i in range(3)]
         print("| bytes | %.3f MB | %.3f MB | %.3f MB |" % tuple(t / 1e6 for t in total))
         print("| imgbake / script bytes | | %.3f | %.3f |" % (total[0] / total[1], total[0] / total[2]))
-        p5 = {}
-        for metric, label, fmt in (("ssim", "SSIM", "%.4f"), ("ssimulacra2", "SSIMULACRA2", "%.2f")):
-            s = [summary(r[metric][i] for r in rows) for i in range(3)]
-            p5[metric] = [x[1] for x in s]
-            for j, what in enumerate(("mean", "5th percentile", "lowest")):
-                print(("| %s %s | " + fmt + " | " + fmt + " | " + fmt + " |") % (label, what, s[0][j], s[1][j], s[2][j]))
+        p5 = score_rows(rows, 3)
         print("\nAt equal quality: the script's total bytes at imgbake's 5th-percentile score, linear in its 5th-percentile")
         print("score between its Q50 and Q80 totals.\n")
         print("| metric | imgbake 5th pct | script 5th pct Q50 / Q80 | script bytes there | imgbake / script bytes |")
@@ -492,10 +498,7 @@ def main():
         print("|---|---|---|---|")
         total = [sum(r["bytes"][i] for r in webp_rows) for i in range(2)]
         print("| bytes | %.3f MB | %.3f MB | %.3f |" % (total[0] / 1e6, total[1] / 1e6, total[0] / total[1]))
-        for metric, label, fmt in (("ssim", "SSIM", "%.4f"), ("ssimulacra2", "SSIMULACRA2", "%.2f")):
-            s = [summary(r[metric][i] for r in webp_rows) for i in range(2)]
-            for j, what in enumerate(("mean", "5th percentile", "lowest")):
-                print(("| %s %s | " + fmt + " | " + fmt + " | |") % (label, what, s[0][j], s[1][j]))
+        score_rows(webp_rows, 2, tail=" |")
     else:
         print("none measured")
     left = []

@@ -43,18 +43,19 @@ public struct VariantRequest: Hashable, Sendable {
     /// narrowest when all are wider; and WebP at that width too where AVIF or JPEG XL is asked for.
     public func withOneFallback(at width: Int) -> VariantRequest {
         let chosen = widths.last { $0 <= width } ?? widths.first
-        let better = formats.contains(.avif) || formats.contains(.jxl)
         return VariantRequest(widths: widths, formats: formats, fallbackWidths: chosen.map { [$0] }, displayHeights: displayHeights,
-                              webpWidths: better ? chosen.map { [$0] } : nil)
+                              webpWidths: Self.aboveWebP(formats) ? chosen.map { [$0] } : nil)
     }
 
     /// The same in `formats` only, WebP at every width when it is the best of them.
     public func only(_ kept: [OutputFormat]) -> VariantRequest {
         let formats = formats.filter(kept.contains)
-        let better = formats.contains(.avif) || formats.contains(.jxl)
         return VariantRequest(widths: widths, formats: formats, fallbackWidths: fallbackWidths, displayHeights: displayHeights,
-                              webpWidths: better ? webpWidths : nil)
+                              webpWidths: Self.aboveWebP(formats) ? webpWidths : nil)
     }
+
+    /// Whether `formats` has one better than WebP (AVIF, JPEG XL): then WebP is for the browsers without it.
+    static func aboveWebP(_ formats: [OutputFormat]) -> Bool { formats.contains(.avif) || formats.contains(.jxl) }
 
     /// What an image given a `<picture>` asks for: the fallback at one width (`oneFallbackAt`, the
     /// setting's), or every width when that is nil.
