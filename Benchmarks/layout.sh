@@ -22,7 +22,7 @@
 # whatever failed. Exit status 1 when any build or check failed, 0 otherwise.
 # Needs: Debian's chromium, hugo, jekyll (+ minima, jekyll-feed, jekyll-seo-tag), mkdocs +
 # mkdocs-material, python3-sphinx; openssl; pip reaching PyPI (the venv: ~15 s to make, a few s to upgrade).
-# Takes about 4 minutes on the 2-core machine, one thing at a time, nearly all of it Chromium (225 s for
+# Takes about 4 minutes on the 2-core machine, one thing at a time, nearly all of it Chromium (193 s for
 # all nine sites, 156 images: the run in Benchmarks/README.md, "Pages laid out as before").
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
