@@ -221,20 +221,22 @@ struct FileChoice {
     }
 
     /// The files a `<source>` of `format` offers: one per width. A browser that picks a source never
-    /// looks at the `<img>`'s candidates, so a width without a file in the format takes the fallback's
-    /// (browsers go by content, not the type); and a variant made alone (one fallback file) gives way
-    /// to a smaller file any browser taking this source takes too: one of a format `below` it at the
-    /// same width (every browser with JPEG XL has AVIF and WebP, every one with AVIF has WebP), or a
-    /// fallback file as wide or wider (the source itself, a JPEG compressed harder than the search's
-    /// target). So each format is offered only where it is the smallest at the same quality.
+    /// looks at the `<img>`'s candidates, so a width without a file in the format takes the smallest
+    /// file there any browser taking this source takes too (browsers go by content, not the type): one
+    /// of a format `below` it (every browser with JPEG XL has AVIF and WebP, every one with AVIF has
+    /// WebP) or the fallback's. An AVIF dropped at a width as larger than the WebP gives that width the
+    /// WebP, not a lossless PNG many times its size. A variant made alone (one fallback file) gives way
+    /// the same way, and to a fallback file as wide or wider (the source itself, a JPEG compressed
+    /// harder than the search's target). So each format is offered only where it is the smallest at
+    /// the same quality.
     static func offered(_ format: ImageFormat, below: [ImageFormat], variants: [StoredVariant], fallbacks: [StoredVariant]) -> [StoredVariant] {
         let widths = Set(variants.map(\.spec.width)).sorted()
         let filled = widths.compactMap { width -> StoredVariant? in
+            let lower = variants.filter { below.contains($0.format) && $0.spec.width == width }
             guard let modern = variants.first(where: { $0.format == format && $0.spec.width == width }) else {
-                return fallbacks.first { $0.spec.width == width }
+                return (lower + fallbacks.filter { $0.spec.width == width }).min { $0.bytes < $1.bytes }
             }
             guard modern.spec.alone else { return modern }
-            let lower = variants.filter { below.contains($0.format) && $0.spec.width == width }
             let wider = fallbacks.filter { $0.width >= modern.width }
             return (lower + wider).filter { $0.bytes < modern.bytes }.min { $0.bytes < $1.bytes } ?? modern
         }
