@@ -102,3 +102,46 @@ extension LumaPlane {
         self.init(samples: Array(UnsafeBufferPointer(start: plane, count: count)), width: samples.width, height: samples.height)
     }
 }
+
+/// SSIMULACRA2 against one reference image (Sources/CShims/ssimulacra2.c): the reference's scales are
+/// computed once, each try scored against them. 100 is identical; about 70 is where artefacts begin to
+/// show at a normal viewing distance, 90 where they are gone. Transparency is flattened onto white, as
+/// the luma is. The one owner of its C handle.
+public final class PerceptualReference: @unchecked Sendable {
+    private let handle: OpaquePointer
+    public let width: Int
+    public let height: Int
+
+    public init(_ samples: PixelSamples) throws(VipsError) {
+        guard let handle = samples.bytes.withUnsafeBufferPointer({
+            imgbake_ss2_reference_new($0.baseAddress, Int32(samples.width), Int32(samples.height), Int32(samples.bands))
+        }) else { throw VipsError(message: "cannot take the scales of a \(samples.width)x\(samples.height) image") }
+        (self.handle, width, height) = (handle, samples.width, samples.height)
+    }
+
+    deinit { imgbake_ss2_reference_free(handle) }
+
+    /// The score of `samples` (the reference's size); nil when the size differs.
+    public func score(_ samples: PixelSamples) -> Double? {
+        guard samples.width == width, samples.height == height else { return nil }
+        var score = 0.0
+        let status = samples.bytes.withUnsafeBufferPointer {
+            imgbake_ss2_score(handle, $0.baseAddress, Int32(width), Int32(height), Int32(samples.bands), &score)
+        }
+        return status == 0 ? score : nil
+    }
+}
+
+extension PixelSamples {
+    /// The samples of an encoded image (a quality search's try), decoded by libvips.
+    public init(decoding buffer: ImageBuffer) throws(VipsError) {
+        try VipsRuntime.start()
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0
+        guard imgbake_vips_decode_pixels(buffer.baseAddress, buffer.count, &pixels, &width, &height, &bands) == 0, let pixels
+        else { throw VipsError.drain("cannot decode an image's pixels", source: buffer) }
+        defer { g_free(pixels) }
+        self.init(bytes: Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * Int(bands))),
+                  width: Int(width), height: Int(height), bands: Int(bands))
+    }
+}

@@ -239,7 +239,7 @@ import ImgBakeTestSupport
         ("[images]\nquality = \"high\"\n", "2: error: images.quality: expected \"auto\" or a table such as { webp = 80 }"),
         ("[images.quality]\nauto = { ssim = 1.2 }\n", "2: error: images.quality.auto.ssim: must be at least 0.5 and below 1, not 1.2"),
         ("[images.quality]\nauto = { webp = [90, 40] }\n", "2: error: images.quality.auto.webp: expected [floor, ceiling] such as [40, 90]"),
-        ("[images.quality]\nauto = { png = [1, 2] }\n", "2: error: images.quality.auto.png: unknown key (did you mean jpeg?); known here: ssim, webp, avif, jpeg"),
+        ("[images.quality]\nauto = { png = [1, 2] }\n", "2: error: images.quality.auto.png: unknown key (did you mean jpeg?); known here: ssim, ssimulacra2, webp, avif, jpeg"),
         ("[images.quality]\npng = 80\n", "2: error: images.quality.png: unknown key (did you mean jpeg?); known here: webp, avif, jpeg, jxl, auto"),
         ("[images]\nkeep_metadata = [\"gps\"]\n", "2: error: images.keep_metadata: \"gps\" cannot be kept; allowed: copyright, artist (GPS, serial numbers and MakerNotes never are)"),
         ("[fetch]\ntimeout = \"soon\"\n", "2: error: fetch.timeout: \"soon\" is not a duration such as \"30s\", \"500ms\", \"24h\" or \"7d\""),
@@ -284,6 +284,12 @@ import ImgBakeTestSupport
         #expect(config.images.quality.avif == 50)
         // The fingerprint of a build sees the target (a change builds the pages again).
         #expect(config.images.quality.webp.description == "auto:ssim=0.9850:50-95" && QualityChoice.fixed(80).description == "80")
+        // A SSIMULACRA2 target is AVIF's alone, and part of its key; 0 is none.
+        config = try load("[images.quality]\nauto = { ssimulacra2 = 70 }\n")
+        #expect(config.images.quality.avif.description == "auto:ssim=0.9650:50-75:ss2=70")
+        #expect(config.images.quality.webp.description == "auto:ssim=0.9650:60-90")
+        config = try load("[images.quality]\nauto = { ssimulacra2 = 0 }\n")
+        #expect(config.images.quality.avif.description == "auto:ssim=0.9650:50-75")
     }
 
     @Test func relativeURLsAreChosenPerPageUnlessForced() throws {

@@ -186,6 +186,53 @@ import ImgBakeTestSupport
         #expect(try Self.ssim(sample, spec, quality: q - 1) < 0.96)
     }
 
+    /// SSIMULACRA2 as PyPI's `ssimulacra2` 0.3.0 scores the same pixels (Examples/images/coffee.png
+    /// against its sequential JPEGs from this libvips: `compute_ssimulacra2` on the two written as PNG).
+    @Test(arguments: [(30, 6_368, 52.3894), (60, 9_898, 57.1967), (90, 28_504, 80.7993)])
+    func ssimulacra2ScoresAsThePublishedImplementation(quality: Int, bytes: Int, published: Double) throws {
+        let image = try VipsImage.open(ImageBuffer(Paths.image("coffee.png"))).materialized()
+        let jpeg = try image.encoded(as: .jpegSequential(quality: quality))
+        #expect(jpeg.count == bytes, "another JPEG encoder: the published scores are of other pixels")
+        let reference = try PerceptualReference(try image.samples())
+        let score = try #require(reference.score(try PixelSamples(decoding: ImageBuffer(jpeg))))
+        #expect(abs(score - published) < 0.01, "\(score) against \(published)")
+        #expect(reference.score(try image.samples()) == 100)
+        #expect(reference.score(try VipsImage.thumbnail(ImageBuffer(Paths.image("coffee.png")), width: 150).samples()) == nil)
+    }
+
+    /// Two targets reach the search's one exactly when both are reached; the SSIMULACRA2 shortfall
+    /// counts on SSIM's scale of distances.
+    @Test func aSecondTargetIsReachedOnlyWithTheFirst() {
+        let auto = AutoQuality(ssim: 9650, floor: 30, ceiling: 75, ssimulacra2: 70)
+        let cases: [(ssim: Double, ss2: Double, reached: Bool)] = [(0.97, 75, true), (0.97, 65, false), (0.96, 75, false),
+                                                                  (0.96, 65, false), (0.965, 70, true), (0.99, 69.9, false)]
+        for (ssim, ss2, reached) in cases {
+            #expect((QualitySearch.combined((ssim, ss2), auto) >= auto.target - 1e-12) == reached, "\(ssim), \(ss2)")
+        }
+        #expect(QualitySearch.combined((0.97, 10), AutoQuality(ssim: 9650, floor: 30, ceiling: 75)) == 0.97)
+        #expect(QualitySearch.combined((0.97, 50), auto) < QualitySearch.combined((0.97, 60), auto))
+    }
+
+    /// With a SSIMULACRA2 target, an AVIF is searched to the lowest quality that reaches both: never
+    /// below what SSIM alone chooses.
+    @Test func anAVIFSearchedToBothTargetsReachesBoth() throws {
+        let pixels = try Self.pixels("astronaut.jpg", width: 320)
+        let ssimOnly = AutoQuality(ssim: 9600, floor: 20, ceiling: 90)
+        var both = ssimOnly
+        both.ssimulacra2 = 80
+        let alone = try QualitySearch(spec: Self.spec(.avif, width: 320, auto: ssimOnly), auto: ssimOnly).quality(for: pixels)
+        let q = try QualitySearch(spec: Self.spec(.avif, width: 320, auto: both), auto: both).quality(for: pixels)
+        #expect(q > alone, "\(q) against \(alone)")
+        let sample = try QualitySearch.sample(of: pixels)
+        let reference = try PerceptualReference(try sample.samples())
+        func perceptual(_ quality: Int) throws -> Double {
+            let bytes = try sample.encoded(as: Self.spec(.avif, width: 320, auto: both).encodeFormat(quality: quality))
+            return try #require(reference.score(try PixelSamples(decoding: ImageBuffer(bytes))))
+        }
+        #expect(try perceptual(q) >= 80 && (try Self.ssim(sample, Self.spec(.avif, width: 320), quality: q)) >= 0.96)
+        #expect(try perceptual(q - 1) < 80 || (try Self.ssim(sample, Self.spec(.avif, width: 320), quality: q - 1)) < 0.96)
+    }
+
     /// The transformer encodes at the quality found and says which: encoding the variant's pixels again
     /// at that quality gives the same bytes.
     @Test func theTransformerEncodesAtTheQualityItRecords() async throws {

@@ -93,6 +93,9 @@ int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int 
 /// Same, of the image encoded in `buf` (decoded first).
 int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height);
 
+/// Same as imgbake_vips_pixels, of the image encoded in `buf` (decoded first).
+int imgbake_vips_decode_pixels(const void *buf, size_t len, unsigned char **out, int *width, int *height, int *bands);
+
 /// `across` × `down` square tiles of `tile` pixels, one from the middle of each cell of an even grid
 /// over `in` (even coordinates, so 4:2:0 chroma lines up), joined into one image `across` tiles wide:
 /// a sample of the whole picture for an encoder to be tried on. `in` must hold at least one tile per cell.
@@ -102,5 +105,15 @@ int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, Vips
 /// WebPPlaneDistortion gives (7 × 7 windows, what cwebp -print_ssim reports). Returns -1 when memory
 /// for its sums cannot be had, or a side is 0.
 int imgbake_plane_ssim(const unsigned char *a, const unsigned char *b, int width, int height, double *out);
+
+/// SSIMULACRA2 (ssimulacra2.c): a reference image's scales, kept for scoring any number of tries of it.
+/// `pixels`: interleaved 8-bit samples of `bands` (1 grey to 4 sRGB and alpha; alpha is not looked at).
+typedef struct imgbake_ss2_reference imgbake_ss2_reference;
+imgbake_ss2_reference *imgbake_ss2_reference_new(const unsigned char *pixels, int width, int height, int bands);
+void imgbake_ss2_reference_free(imgbake_ss2_reference *reference);
+/// The score of `pixels` (the same size) against the reference: 100 when identical, lower the worse.
+/// Returns -1 when the sizes differ or memory cannot be had.
+int imgbake_ss2_score(const imgbake_ss2_reference *reference, const unsigned char *pixels, int width, int height,
+                      int bands, double *score);
 
 #endif

@@ -30,7 +30,7 @@ extension Reader {
         }
     }
 
-    /// `auto = { ssim = 0.97, webp = [40, 90], avif = [50, 75], jpeg = [45, 92] }`.
+    /// `auto = { ssim = 0.97, ssimulacra2 = 70, webp = [40, 90], avif = [50, 75], jpeg = [45, 92] }`.
     private func applyAuto(_ name: String, _ node: TOMLNode, to autos: inout [ImageFormat: AutoQuality]) throws(ConfigurationError) {
         let known = ConfigurationKey.children(of: name).map(\.short)
         for (key, value) in Self.ordered(try table(name, node)) {
@@ -46,6 +46,10 @@ extension Reader {
                 guard target >= 0.5, target < 1 else { throw fail(keyName, value, "must be at least 0.5 and below 1, not \(target)") }
                 let ssim = min(9999, Int((target * 10_000).rounded()))
                 for format in Array(autos.keys) { autos[format]?.ssim = ssim }
+            case "ssimulacra2":
+                // AVIF's second target; 0 searches AVIF on SSIM alone.
+                let points = try integer(keyName, value, in: 0...95)
+                autos[.avif]?.ssimulacra2 = points == 0 ? nil : points
             default:
                 guard let format = ImageFormat(rawValue: key), autos[format] != nil else { throw unknown(keyName, value, known: known) }
                 let bounds = try integers(keyName, value, in: 1...100)

@@ -131,6 +131,8 @@ extension ConfigurationKey {
                  "What `\"auto\"` aims at, and the lowest and highest quality it may choose per format.", read: nil),
             Self("images.quality.auto.ssim", "number, 0.5 to below 1", default: "\(auto.target)",
                  "The SSIM each variant must reach against its own pixels, at the lowest quality that does.", read: nil),
+            Self("images.quality.auto.ssimulacra2", "integer, 0 to 95", default: "0",
+                 "A SSIMULACRA2 each AVIF variant must reach too, such as 70 (0: SSIM alone).", read: nil),
         ] + lossy.map { format in
             Self("images.quality.auto.\(format.rawValue)", "[floor, ceiling], integers 1 to 100", default: quality(format).bounds,
                  "The range `\"auto\"` chooses the \(format.displayName) quality in.", read: nil)

@@ -30,25 +30,31 @@ public struct AutoQuality: Sendable, Hashable {
     public var ssim: Int
     public var floor: Int
     public var ceiling: Int
+    /// A second target, SSIMULACRA2 in whole points, that the same quality must reach too (nil: none;
+    /// AVIF only, `images.quality.auto.ssimulacra2`). Luma SSIM does not see what AVIF loses at low
+    /// qualities (colour, fine texture smoothed away); SSIMULACRA2 does. Off by default: on the bench
+    /// it cost bytes at equal quality by either metric (docs/MEASUREMENTS.md, "Formats").
+    public var ssimulacra2: Int?
 
-    public init(ssim: Int, floor: Int, ceiling: Int) {
+    public init(ssim: Int, floor: Int, ceiling: Int, ssimulacra2: Int? = nil) {
         self.ssim = ssim
         self.floor = floor
         self.ceiling = ceiling
+        self.ssimulacra2 = ssimulacra2
     }
 
     /// The target as a fraction.
     public var target: Double { Double(ssim) / 10_000 }
 
-    /// `auto:ssim=0.9700:40-90`: part of the variant key.
+    /// `auto:ssim=0.9700:40-90` (and `:ss2=70` with a second target): part of the variant key.
     public var canonical: String {
         let fraction = String(ssim % 10_000)
-        return "auto:ssim=\(ssim / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction):\(floor)-\(ceiling)"
+        let perceptual = ssimulacra2.map { ":ss2=\($0)" } ?? ""
+        return "auto:ssim=\(ssim / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction):\(floor)-\(ceiling)\(perceptual)"
     }
 
     /// The default target (docs/MEASUREMENTS.md, "Quality per image").
     public static let defaultSSIM = 9650
-
     /// Floors and ceilings on each encoder's own scale (AVIF's 50 is about WebP's 80).
     public static func defaults(for format: ImageFormat) -> AutoQuality {
         switch format {

@@ -36,14 +36,23 @@ struct QualitySearch {
         return try frame.tileSample(tile: tile, across: across, down: down).removingFields { _ in true }
     }
 
-    /// One width's sample and its luma, made once and tried by every format searched at that width.
-    struct Sample {
+    /// One width's sample and its luma, made once and tried by every format searched at that width;
+    /// its SSIMULACRA2 scales too, the first time a format searched with that target asks.
+    final class Sample {
         let image: VipsImage
         let reference: LumaPlane
+        private var perceptual: PerceptualReference?
 
         init(of pixels: VipsImage) throws(VipsError) {
             image = try QualitySearch.sample(of: pixels)
             reference = try image.luma()
+        }
+
+        func perceptualReference() throws(VipsError) -> PerceptualReference {
+            if let perceptual { return perceptual }
+            let made = try PerceptualReference(try image.samples())
+            perceptual = made
+            return made
         }
     }
 
@@ -62,14 +71,23 @@ struct QualitySearch {
     func find(on sample: Sample) throws(VipsError) -> Found {
         var measured: [Int: Double] = [:]
         let quality = try Self.lowest(floor: auto.floor, ceiling: auto.ceiling, target: auto.target) { q throws(VipsError) in
-            let ssim = try measure(sample, quality: q)
-            measured[q] = ssim
-            return ssim
+            let scores = try measure(sample, quality: q)
+            measured[q] = scores.ssim
+            return Self.combined(scores, auto)
         }
         // The ceiling is the answer without a try of its own when nothing below it reached the target.
         let ssim: Double
-        if let tried = measured[quality] { ssim = tried } else { ssim = try measure(sample, quality: quality) }
+        if let tried = measured[quality] { ssim = tried } else { ssim = try measure(sample, quality: quality).ssim }
         return Found(quality: quality, score: SSIMScore(measured: ssim))
+    }
+
+    /// Both targets as one SSIM for the search: the SSIM, or lower where the SSIMULACRA2 falls further
+    /// short of its own target (on the same scale of distances, ln(1 − score)), so it reaches the SSIM
+    /// target exactly when both are reached, and the search's model still sees how far off a try is.
+    static func combined(_ scores: (ssim: Double, perceptual: Double?), _ auto: AutoQuality) -> Double {
+        guard let perceptual = scores.perceptual, let target = auto.ssimulacra2 else { return scores.ssim }
+        let short = Search.distance(perceptual / 100) - Search.distance(Double(target) / 100)
+        return 1 - exp(max(Search.distance(scores.ssim), Search.distance(auto.target) + short))
     }
 
     /// The lowest quality in `floor...ceiling` whose `ssim` reaches `target` (the ceiling when none
@@ -136,11 +154,19 @@ struct QualitySearch {
         return encoding
     }
 
-    private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> Double {
+    private func measure(_ sample: Sample, quality: Int) throws(VipsError) -> (ssim: Double, perceptual: Double?) {
         let bytes = try sample.image.encoded(as: trialFormat(quality: quality))
-        guard let ssim = try LumaPlane(decoding: bytes, as: spec.format).ssim(sample.reference) else {
-            throw VipsError(message: "cannot measure SSIM of a \(sample.reference.width)x\(sample.reference.height) sample")
+        let size = "\(sample.reference.width)x\(sample.reference.height)"
+        guard auto.ssimulacra2 != nil else {
+            guard let ssim = try LumaPlane(decoding: bytes, as: spec.format).ssim(sample.reference) else {
+                throw VipsError(message: "cannot measure SSIM of a \(size) sample")
+            }
+            return (ssim, nil)
         }
-        return ssim
+        let decoded = try PixelSamples(decoding: bytes, as: spec.format)
+        guard let ssim = LumaPlane(decoded).ssim(sample.reference), let perceptual = try sample.perceptualReference().score(decoded) else {
+            throw VipsError(message: "cannot measure SSIM and SSIMULACRA2 of a \(size) sample")
+        }
+        return (ssim, perceptual)
     }
 }

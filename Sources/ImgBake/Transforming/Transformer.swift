@@ -445,9 +445,17 @@ extension LumaPlane {
     /// The luma of an encoded variant (a quality search's try): JPEG XL decoded by libjxl, the rest by libvips.
     init(decoding bytes: [UInt8], as format: ImageFormat) throws(VipsError) {
         guard format == .jxl else { try self.init(decoding: ImageBuffer(bytes)); return }
+        self.init(try PixelSamples(decoding: bytes, as: format))
+    }
+}
+
+extension PixelSamples {
+    /// The samples of an encoded variant (a quality search's try): JPEG XL decoded by libjxl, the rest by libvips.
+    init(decoding bytes: [UInt8], as format: ImageFormat) throws(VipsError) {
+        guard format == .jxl else { try self.init(decoding: ImageBuffer(bytes)); return }
         do {
             let decoded = try JpegXL.decode(bytes)
-            self.init(PixelSamples(bytes: decoded.samples, width: decoded.width, height: decoded.height, bands: decoded.bands))
+            self.init(bytes: decoded.samples, width: decoded.width, height: decoded.height, bands: decoded.bands)
         } catch { throw VipsError(message: "JPEG XL: \(error.message)") }
     }
 }
