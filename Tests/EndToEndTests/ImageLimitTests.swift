@@ -148,5 +148,13 @@ import ImgBakeTestSupport
             try encoded(.jpeg, 1920, 4000, q: 92, ssim: target - 300), try encoded(.webp, 1920, 4100, q: 90, ssim: target - 100),
         ], besides: [], fallback: .jpeg)
         #expect(kept.filter(\.dropped).map { "\($0.0.spec.format.rawValue)@\($0.0.width)" } == ["webp@960", "avif@1320"])
+        // An AVIF searched to SSIMULACRA2 as well (images.quality.auto.ssimulacra2) is better than the
+        // smaller WebP searched to SSIM alone: kept.
+        var perceptual = try encoded(.avif, 1320, 2100, q: 40, ssim: target + 3)
+        perceptual.spec.auto?.ssimulacra2 = 70
+        let both = ImageManager.keepingOnlyWorthwhile([try encoded(.jpeg, 1320, 3000, q: 50, ssim: target),
+                                                       try encoded(.webp, 1320, 2000, q: 60, ssim: target + 2), perceptual],
+                                                      besides: [], fallback: .jpeg)
+        #expect(both.filter(\.dropped).isEmpty)
     }
 }

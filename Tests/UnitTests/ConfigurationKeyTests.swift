@@ -74,7 +74,7 @@ import ImgBakeTestSupport
         // Keys whose value is a table of the user's own names (hosts): `fetch.headers."host".Authorization`.
         let open = ["fetch.headers.", "fetch.key_rules."]
         let sections = ConfigurationKey.sections.joined(separator: "|")
-        let mention = try Regex("`((?:\(sections))\\.[a-z_]+(?:\\.[a-z_]+)*)")
+        let mention = try Regex("`((?:\(sections))\\.[a-z_][a-z0-9_]*(?:\\.[a-z_][a-z0-9_]*)*)")
         let block = /```toml\n((?:.|\n)*?)```/
         var files = ["README.md", "Benchmarks/README.md", "Templates/README.md"]
         let docs = Paths.root + "/docs"

@@ -213,7 +213,10 @@ extension ImageManager {
         }
         for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) where !dropped.contains(index) {
             let variant = encoded[index], r = rank(variant.spec.format)
-            let own = level(variant.made, target: variant.spec.auto.flatMap { SSIMScore(tenThousandths: $0.ssim) })
+            // A variant searched to SSIMULACRA2 as well is better than any searched to SSIM alone, however
+            // their SSIMs compare: it is not dropped for a smaller file that may not reach its target.
+            let own = variant.spec.auto?.ssimulacra2 != nil ? Int.max - 1
+                : level(variant.made, target: variant.spec.auto.flatMap { SSIMScore(tenThousandths: $0.ssim) })
             // A variant made alone is judged against the other modern formats only (AVIF against WebP).
             let lowest = variant.spec.alone ? 1 : 0
             if r > 0, kept[variant.spec.width, default: []].contains(where: { (lowest..<r).contains($0.rank) && $0.bytes <= variant.bytes.count && $0.level >= own }) {

@@ -238,11 +238,20 @@ struct FileChoice {
             }
             guard modern.spec.alone else { return modern }
             let wider = fallbacks.filter { $0.width >= modern.width }
-            return (lower + wider).filter { $0.bytes < modern.bytes }.min { $0.bytes < $1.bytes } ?? modern
+            return (lower + wider).filter { $0.bytes < modern.bytes && $0.isAtLeastAsGood(as: modern) }.min { $0.bytes < $1.bytes } ?? modern
         }
         // One candidate per width descriptor (a fallback file standing for a narrower width has its own): the smaller file.
         var byWidth: [Int: StoredVariant] = [:]
         for file in filled where byWidth[file.width].map({ file.bytes < $0.bytes }) ?? true { byWidth[file.width] = file }
         return byWidth.values.sorted { $0.width < $1.width }
+    }
+}
+
+extension StoredVariant {
+    /// Whether this file stands in for `other` at no loss: anything but a lossy file searched to SSIM
+    /// alone stands in for one searched to SSIMULACRA2 too (a smaller WebP may not reach that target).
+    func isAtLeastAsGood(as other: StoredVariant) -> Bool {
+        guard other.spec.auto?.ssimulacra2 != nil, spec.auto?.ssimulacra2 == nil, case .quality = made else { return true }
+        return false
     }
 }
