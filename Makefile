@@ -29,8 +29,10 @@ MKDOCS := mkdocs-material>=9,<10
 CHECK_JSONSCHEMA := check-jsonschema>=0.29,<1
 
 # What `make dist` and `make dist-check` need beyond the build: dpkg-shlibdeps (dpkg-dev), lintian,
-# patchelf (the shipped binary's run path), mmdebstrap for the clean Debian roots, jq for the GitHub Action's summary, python3-yaml to read
-# action.yml, zsh and fish to check their completion scripts.
+# patchelf (the shipped binary's run path), mmdebstrap for the clean Debian roots, jq for the GitHub
+# Action's summary and the npm package's package.json, python3-yaml to read action.yml, zsh and fish to
+# check their completion scripts. And npm, which packs the npm package: Debian's where there is none (a
+# machine with Node.js from elsewhere keeps the npm that came with it; any npm packs it alike).
 DIST_DEBS := dpkg-dev lintian patchelf mmdebstrap jq python3-yaml zsh fish
 
 # The tests' temporary folders (sites, caches, outputs: hundreds of thousands of files made and deleted
@@ -77,6 +79,7 @@ release: stack
 
 dist-deps:
 	@missing=""; for p in $(DIST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
@@ -84,14 +87,16 @@ dist-deps:
 
 # dist/imgbake_<version>_amd64.deb and dist/imgbake-<version>-linux-x86_64.tar.gz: the release binary with
 # its manual page (from the argument parser's definitions), bash/zsh/fish completions, README, CHANGELOG
-# and licence; Depends from dpkg-shlibdeps; lintian with no errors or warnings (packaging/dist.sh).
+# and licence; Depends from dpkg-shlibdeps; lintian with no errors or warnings (packaging/dist.sh). The
+# wheel and the npm package dist/imgbake-<version>.tgz carry the same binary and library.
 dist: release dist-deps
 	SWIFT=$(SWIFT) bash packaging/dist.sh
 
 # The package where a user would install it: a clean Debian 12 root made with mmdebstrap (cached in
 # ~/.cache/imgbake-dist), the .deb installed there with apt, no Swift in it, then imgbake --version,
-# the manual, the completions, a build of Examples/site, and the GitHub Action's steps
-# (packaging/dist-check.sh). `.ci/run` runs it after `make test`.
+# the manual, the completions, a build of Examples/site, and the GitHub Action's steps; the npm package
+# with Debian's nodejs and npm in Debian 12 and 13 roots (packaging/dist-check.sh). `.ci/run` runs it
+# after `make test`.
 dist-check: dist
 	bash packaging/dist-check.sh
 

@@ -9,10 +9,18 @@
 #     then with ca-certificates installed and the origin's CA added to the root's store;
 #   - `apt install ./dist/imgbake_*.deb` succeeds (its Depends: glibc, libstdc++, libgcc_s and
 #     ca-certificates only) and the installed binary builds the same site;
-# and every one of those four output trees is byte for byte the same. Then, in the Debian 12 root: the
+# and every one of those four output trees is byte for byte the same. Then the npm package in Debian 12
+# and 13 roots that have Debian's nodejs and npm and nothing else of note (no registry reachable): `npm
+# install --offline` of the file into a fresh project, `npx imgbake --version`, and `npm run build` (a
+# script that writes a site with a local image and one from a loopback origin, then `imgbake build
+# dist`) localising every image, again with nothing encoded, and again in a fresh checkout that kept
+# only node_modules (where docs/cache.md puts the cache on hosts that keep that); npm refusing it for
+# arm64 and macOS (EBADPLATFORM, naming linux and x64), and for musl where npm reads "libc" (this
+# machine's npm, from 10 on; Debian's 9.2 does not). Then, in the Debian 12 root: the
 # manual page, the completions and Examples/site; in a third, fresh Debian 13 root, the GitHub Action's
-# shell steps with the tarball. Before all that, the
-# glibc floor of the binary and its library (at most 2.34) and the sizes of the artefacts (at most 40 MB).
+# shell steps with the tarball. Before all that, the glibc floor of the binary and its library (at most
+# 2.34), the sizes of the artefacts (at most 40 MB), and the npm package's binary and library being the
+# tarball's files.
 # Needs root (mmdebstrap's root mode, chroot, mounts). Run through `make dist-check`, which makes the
 # artefacts first.
 set -euo pipefail
@@ -36,18 +44,22 @@ arch=$(dpkg --print-architecture)
 debs=("$DIST"/imgbake_*_"$arch".deb)
 tars=("$DIST"/imgbake-*-linux-"$(uname -m)".tar.gz)
 wheels=("$DIST"/imgbake-*-py3-none-manylinux_*_"$(uname -m)".whl)
+npms=("$DIST"/imgbake-[0-9]*.tgz)
 [ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "want exactly one $DIST/imgbake_*_$arch.deb (make dist): ${debs[*]}"
 [ ${#tars[@]} = 1 ] && [ -f "${tars[0]}" ] || fail "want exactly one $DIST/imgbake-*-linux-$(uname -m).tar.gz (make dist): ${tars[*]}"
 [ ${#wheels[@]} = 1 ] && [ -f "${wheels[0]}" ] || fail "want exactly one $DIST/imgbake-*-py3-none-manylinux_*.whl (make dist): ${wheels[*]}"
-deb=${debs[0]} tarball=${tars[0]} wheel=${wheels[0]}
+[ ${#npms[@]} = 1 ] && [ -f "${npms[0]}" ] || fail "want exactly one $DIST/imgbake-<version>.tgz, the npm package (make dist): ${npms[*]}"
+deb=${debs[0]} tarball=${tars[0]} wheel=${wheels[0]} npm_package=${npms[0]}
 version=$(dpkg-deb -f "$deb" Version)
-echo "package: $deb, tarball: $tarball, wheel: $wheel, version $version"
+[ "$(basename "$npm_package")" = "imgbake-$version.tgz" ] || fail "the npm package is $npm_package, not imgbake-$version.tgz"
+echo "package: $deb, tarball: $tarball, wheel: $wheel, npm: $npm_package, version $version"
 
 step "what the artefacts need from the system, and their sizes"
 work=$(mktemp -d /tmp/imgbake-dist-check.XXXXXX)
-roots=() origin_pid=""
+roots=() origin_pid="" npm_origin_pids=()
 cleanup() {
   [ -z "$origin_pid" ] || kill "$origin_pid" 2>/dev/null || true
+  for pid in "${npm_origin_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for r in "${roots[@]}"; do
     umount -R "$r/proc" "$r/dev/pts" "$r/var/cache/apt/archives" 2>/dev/null || true
   done
@@ -69,25 +81,38 @@ runpath=$(readelf -d "$unpacked/bin/imgbake" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]
 [ "$runpath" = '$ORIGIN/../lib/imgbake' ] || fail "the shipped binary's run path is '$runpath'"
 # The wheel's platform is the measured floor: pip installs it where that glibc is, and nowhere older.
 [[ $(basename "$wheel") == *-py3-none-manylinux_${glibc/./_}_$(uname -m).whl ]] || fail "the wheel's tag is not the floor, glibc $glibc: $wheel"
-for file in "$tarball" "$deb" "$wheel"; do
+for file in "$tarball" "$deb" "$wheel" "$npm_package"; do
   size=$(stat -c %s "$file")
   echo "$(basename "$file"): $size bytes"
   [ "$size" -le "$MAX_BYTES" ] || fail "$file is over 40 MB"
 done
 echo "$(basename "$unpacked/bin/imgbake"): $(stat -c %s "$unpacked/bin/imgbake") bytes, lib/imgbake: $(du -sb "$unpacked/lib/imgbake" | cut -f1) bytes"
+# The npm package carries the tarball's files, not a build of its own: the same binary and library.
+mkdir -p "$work/npm-unpacked"
+tar -C "$work/npm-unpacked" -xzf "$npm_package"
+for file in bin/imgbake "lib/imgbake/$(basename "$unpacked"/lib/imgbake/libvips-*.so.42)"; do
+  cmp -s "$unpacked/$file" "$work/npm-unpacked/package/$file" || fail "the npm package's $file is not the tarball's"
+  echo "$file: sha256 $(sha256sum < "$unpacked/$file" | cut -c1-16)… in the tarball and the npm package alike"
+done
+jq -e '.bin.imgbake == "bin/imgbake" and .os == ["linux"] and .cpu == ["x64"] and .libc == ["glibc"] and (.scripts // {} | length) == 0' \
+  "$work/npm-unpacked/package/package.json" >/dev/null || fail "the npm package's package.json: $(cat "$work/npm-unpacked/package/package.json")"
+echo "package.json: bin imgbake, os linux, cpu x64, libc glibc, no scripts"
 
 # A clean root of `suite`: made once with mmdebstrap (its key: mmdebstrap's version, the variant, the
 # suite, the mirror and the apt settings), unpacked into a folder of this run.
 MIRROR=${IMGBAKE_DIST_MIRROR:-http://deb.debian.org/debian}
 mapfile -t aptopts < <(grep -l -s '^Acquire::' /etc/apt/apt.conf.d/* || true)
 mkdir -p "$CACHE/apt-archives/partial"
-fresh_root() { # suite [name] -> prints the root's path
-  local suite=$1 name=${2:-$1} key root_tar root
-  key=$( { dpkg-query -W -f '${Version}' mmdebstrap; echo "variant=minbase suite=$suite mirror=$MIRROR"; cat "${aptopts[@]}"; } |
-         sha256sum | cut -c1-16)
-  root_tar=$CACHE/root-$suite-minbase-$key.tar
+# `packages` (comma-separated) are installed into the root when it is made, and are part of its key and
+# of its tarball's name: a root of their own, cached beside the plain one.
+fresh_root() { # suite [name [packages]] -> prints the root's path
+  local suite=$1 name=${2:-$1} packages=${3:-} key root_tar root
+  key=$( { dpkg-query -W -f '${Version}' mmdebstrap; echo "variant=minbase suite=$suite mirror=$MIRROR${packages:+ include=$packages}"
+           cat "${aptopts[@]}"; } | sha256sum | cut -c1-16)
+  root_tar=$CACHE/root-$suite-minbase${packages:+-${packages//,/-}}-$key.tar
   if [ ! -f "$root_tar" ]; then
-    mmdebstrap --variant=minbase --mode=root --format=tar --quiet "${aptopts[@]/#/--aptopt=}" "$suite" "$root_tar.part" "$MIRROR" >&2
+    mmdebstrap --variant=minbase --mode=root --format=tar --quiet ${packages:+"--include=$packages"} "${aptopts[@]/#/--aptopt=}" \
+      "$suite" "$root_tar.part" "$MIRROR" >&2
     mv "$root_tar.part" "$root_tar"
   fi
   root=$work/root-$name
@@ -225,6 +250,182 @@ step "the same output everywhere"
 for k in "${!trees[@]}"; do echo "$k ${trees[$k]}"; done | sort
 [ "$(printf '%s\n' "${trees[@]}" | sort -u | wc -l)" = 1 ] || fail "the output trees differ between artefacts or roots"
 echo "the tarball and the .deb, in Debian 12 and 13, wrote the same bytes"
+
+# The npm package where a JavaScript site's build would install it. The roots have Debian's nodejs and
+# npm (made with them, cached as a root of their own) and no registry: npm is pointed at a closed port
+# on loopback and told --offline, so the package must install from its file alone. The site's remote
+# image comes from an origin inside the root (node's http module, on loopback), named
+# images.example.com in the page and routed there by the site's imgbake.toml. The cache is where
+# docs/cache.md puts it on hosts that keep node_modules between builds: IMGBAKE_CACHE_DIR=
+# node_modules/.cache/imgbake.
+npm_site=$work/npm-site
+mkdir -p "$npm_site/src"
+cp Examples/images/hubble.jpg "$npm_site/src/"
+cat > "$npm_site/package.json" <<'JSON'
+{
+  "name": "npm-site",
+  "private": true,
+  "scripts": {
+    "build": "node build.mjs && imgbake build dist"
+  }
+}
+JSON
+cat > "$npm_site/build.mjs" <<'JS'
+// The check's generator: writes dist/ from nothing, as a generator's build does, with a local image and
+// a remote one. imgbake.toml routes the remote host to the check's loopback origin.
+import fs from 'node:fs'
+const port = process.env.ORIGIN_PORT
+fs.rmSync('dist', { recursive: true, force: true })
+fs.mkdirSync('dist/img', { recursive: true })
+fs.copyFileSync('src/hubble.jpg', 'dist/img/hubble.jpg')
+fs.writeFileSync('dist/index.html', `<!doctype html><html><head><title>An npm site</title></head><body>
+<img src="img/hubble.jpg" alt="local">
+<img src="http://images.example.com/img/astronaut.jpg" alt="remote">
+</body></html>
+`)
+fs.writeFileSync('dist/imgbake.toml', `[fetch]\nconnect_to = ["images.example.com:80:127.0.0.1:${port}"]\n`)
+JS
+cat > "$work/npm-origin.mjs" <<'JS'
+// The remote image's origin: the files under argv[2], one line per request on stdout, gone after 15 min.
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+const root = process.argv[2]
+const server = http.createServer((request, response) => {
+  console.log(`${request.method} ${request.url}`)
+  const file = path.join(root, path.normalize(decodeURIComponent(request.url.split('?')[0])))
+  fs.readFile(file, (error, body) => {
+    if (error || !file.startsWith(root + '/')) { response.writeHead(404); response.end(); return }
+    response.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': body.length })
+    response.end(body)
+  })
+})
+server.listen(0, '127.0.0.1', () => console.log(`PORT ${server.address().port}`))
+setTimeout(() => process.exit(0), 15 * 60 * 1000).unref()
+JS
+# npm as it runs on another machine: process.platform and process.arch are what npm's platform check
+# reads, and process.report what it reads for the C library. (npm's --cpu and --os settings apply to
+# optional dependencies only: a package named on the command line is checked against the machine.)
+cat > "$work/as-platform.cjs" <<'JS'
+const [os, cpu, libc] = (process.env.AS_PLATFORM || '').split('/')
+if (os) Object.defineProperty(process, 'platform', { value: os })
+if (cpu) Object.defineProperty(process, 'arch', { value: cpu })
+if (libc === 'musl') {
+  const report = process.report.getReport.bind(process.report)
+  process.report.getReport = () => {
+    const r = report()
+    delete r.header.glibcVersionRuntime
+    r.sharedObjects = ['/lib/ld-musl-x86_64.so.1']
+    return r
+  }
+}
+JS
+npm_env=(npm_config_offline=true npm_config_registry=http://127.0.0.1:9/ npm_config_update_notifier=false
+         npm_config_fund=false npm_config_audit=false)
+declare -A npm_counts=()
+# One `npm run build` in the root's project folder `dir`; its summary in $root/tmp/<name>.log.
+npm_build() { # root dir name port
+  local root=$1 dir=$2 name=$3 port=$4
+  in_root "$root" env "${npm_env[@]}" IMGBAKE_CACHE_DIR=node_modules/.cache/imgbake ORIGIN_PORT="$port" \
+    sh -c "cd $dir && npm run build" > "$root/tmp/$name.log" 2>&1 || { cat "$root/tmp/$name.log"; fail "$name: npm run build failed"; }
+  grep -q 'images.example.com' "$root$dir/dist/index.html" && { cat "$root$dir/dist/index.html"; fail "$name: the remote image was not localised"; }
+  grep -q 'img/hubble.jpg' "$root$dir/dist/index.html" && { cat "$root$dir/dist/index.html"; fail "$name: the local image was not localised"; }
+  local files
+  files=$(grep -o '_img/[^" ,]*' "$root$dir/dist/index.html" | sort -u)
+  [ -n "$files" ] || fail "$name: index.html names no file in _img"
+  for file in $files; do [ -s "$root$dir/dist/$file" ] || fail "$name: index.html names $file, which is not in dist/"; done
+  grep -q '2 of 2 image references localised' "$root/tmp/$name.log" || { cat "$root/tmp/$name.log"; fail "$name: not every image reference was localised"; }
+  npm_counts[$name]=$(sed -n 's/^\([0-9]*\) variants encoded.*; \([0-9]*\) requests.*/\1 encoded, \2 requests/p' "$root/tmp/$name.log")
+  [ -n "${npm_counts[$name]}" ] || { cat "$root/tmp/$name.log"; fail "$name: no summary from imgbake build"; }
+  echo "$name: $(grep -E '^[0-9]+ images:' "$root/tmp/$name.log"); ${npm_counts[$name]}; $(echo "$files" | wc -l) files in _img named by index.html"
+}
+for suite in bookworm trixie; do
+  step "Debian $suite: the npm package, with Debian's nodejs and npm"
+  root=$(fresh_root "$suite" "$suite-npm" nodejs,npm)
+  roots+=("$root")
+  echo "node $(in_root "$root" node --version), npm $(in_root "$root" npm --version) (Debian's: $(in_root "$root" dpkg-query -W -f '${Version}' npm))"
+  cp "$npm_package" "$root/tmp/"
+  cp "$work/as-platform.cjs" "$root/tmp/"
+  mkdir -p "$root/tmp/npm-origin/img"
+  cp Examples/images/astronaut.jpg "$root/tmp/npm-origin/img/"
+  cp "$work/npm-origin.mjs" "$root/tmp/"
+  # exec: $! is then the origin itself (chroot execs env, env execs node), which cleanup can stop.
+  (exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin node /tmp/npm-origin.mjs /tmp/npm-origin) > "$root/tmp/npm-origin.log" &
+  npm_origin_pids+=($!)
+  for _ in $(seq 50); do grep -q PORT "$root/tmp/npm-origin.log" 2>/dev/null && break; sleep 0.1; done
+  npm_port=$(awk '/PORT/ {print $2}' "$root/tmp/npm-origin.log")
+  [ -n "$npm_port" ] || fail "$suite: the origin in the root did not start"
+
+  cp -r "$npm_site" "$root/tmp/site"
+  in_root "$root" env "${npm_env[@]}" sh -c "cd /tmp/site && npm install --offline /tmp/$(basename "$npm_package")" > "$root/tmp/npm-install.log" 2>&1 ||
+    { cat "$root/tmp/npm-install.log"; fail "$suite: npm install --offline of the package failed"; }
+  grep -v '^$' "$root/tmp/npm-install.log" | sed 's/^/npm install: /'
+  [ -L "$root/tmp/site/node_modules/.bin/imgbake" ] || fail "$suite: npm made no node_modules/.bin/imgbake"
+  in_root "$root" env "${npm_env[@]}" sh -c 'cd /tmp/site && npx imgbake --version' > "$root/tmp/npx-version.txt" ||
+    fail "$suite: npx imgbake --version failed"
+  head -n2 "$root/tmp/npx-version.txt"
+  [[ $(head -n1 "$root/tmp/npx-version.txt") == "imgbake $version ("* ]] || fail "$suite: npx imgbake --version does not say $version"
+  grep -q '^libvips [0-9.]* (writes WebP: yes, AVIF: yes;' "$root/tmp/npx-version.txt" || fail "$suite: npx imgbake --version names no libvips that writes WebP and AVIF"
+
+  npm_build "$root" /tmp/site "$suite-cold" "$npm_port"
+  [[ ${npm_counts[$suite-cold]} =~ ^[1-9][0-9]*\ encoded,\ [1-9] ]] || fail "$suite: the first build encoded nothing or asked the origin nothing"
+  # The next build on a host: npm install again, then the build; the cache under node_modules/.cache
+  # survives `npm install` (not `npm ci`, which removes node_modules).
+  in_root "$root" env "${npm_env[@]}" sh -c 'cd /tmp/site && npm install --offline' >/dev/null 2>&1 || fail "$suite: npm install again failed"
+  [ -d "$root/tmp/site/node_modules/.cache/imgbake" ] || fail "$suite: npm install removed node_modules/.cache/imgbake"
+  npm_build "$root" /tmp/site "$suite-warm" "$npm_port"
+  [ "${npm_counts[$suite-warm]}" = "0 encoded, 0 requests" ] || fail "$suite: the second npm run build did work: ${npm_counts[$suite-warm]}"
+  # A fresh checkout that got only node_modules back from the host's cache.
+  mkdir -p "$root/tmp/checkout"
+  cp -r "$npm_site"/. "$root/tmp/checkout/"
+  cp "$root/tmp/site/package.json" "$root/tmp/site/package-lock.json" "$root/tmp/checkout/"
+  mv "$root/tmp/site/node_modules" "$root/tmp/checkout/node_modules"
+  npm_build "$root" /tmp/checkout "$suite-restored" "$npm_port"
+  [ "${npm_counts[$suite-restored]}" = "0 encoded, 0 requests" ] || fail "$suite: the build with node_modules restored did work: ${npm_counts[$suite-restored]}"
+  requests=$(grep -c '^GET ' "$root/tmp/npm-origin.log" || true)
+  [ "$requests" = 1 ] || fail "$suite: the origin was asked $requests times in three builds, not once"
+  echo "the origin was asked once in three builds"
+
+  # Elsewhere npm refuses it, saying what it needs.
+  for platform in linux/arm64 darwin/arm64 linux/x64/musl; do
+    rm -rf "$root/tmp/elsewhere" && mkdir -p "$root/tmp/elsewhere"
+    echo '{"name": "elsewhere", "private": true}' > "$root/tmp/elsewhere/package.json"
+    status=0
+    in_root "$root" env "${npm_env[@]}" AS_PLATFORM="$platform" NODE_OPTIONS="--require /tmp/as-platform.cjs" \
+      sh -c "cd /tmp/elsewhere && npm install --offline /tmp/$(basename "$npm_package")" > "$root/tmp/elsewhere.log" 2>&1 || status=$?
+    if [ "$platform" = linux/x64/musl ] && [ "$status" = 0 ]; then
+      # An npm that does not read the "libc" field installs the package on musl, where its binary cannot
+      # start (there is no glibc loader); said here, and in docs/install.md.
+      echo "$platform: npm $(in_root "$root" npm --version) does not read the libc field: it installed the package"
+      continue
+    fi
+    if [ "$status" = 0 ] || ! grep -q EBADPLATFORM "$root/tmp/elsewhere.log"; then
+      cat "$root/tmp/elsewhere.log"; fail "$suite: npm installed the package as $platform"
+    fi
+    # npm 9 names the CPU "arch", npm 10 "cpu".
+    grep -q '"os":"linux"' "$root/tmp/elsewhere.log" && grep -Eq '"(cpu|arch)":"x64"' "$root/tmp/elsewhere.log" ||
+      { cat "$root/tmp/elsewhere.log"; fail "$suite: npm's refusal as $platform does not name linux and x64"; }
+    echo "$platform: $(grep -m1 'Unsupported platform' "$root/tmp/elsewhere.log" | sed 's/^npm ERR! //; s/^npm error //')"
+  done
+  kill "${npm_origin_pids[-1]}" 2>/dev/null || true
+done
+# npm releases that read "libc" (Node.js's own builds bring one) refuse it on musl too: this machine's
+# npm, when it is such a one.
+host_npm=$(npm --version 2>/dev/null || true)
+if [ -n "$host_npm" ] && [ "${host_npm%%.*}" -ge 10 ]; then
+  mkdir -p "$work/elsewhere"
+  npm_file=$(realpath "$npm_package")
+  for platform in linux/x64/musl darwin/arm64; do
+    echo '{"name": "elsewhere", "private": true}' > "$work/elsewhere/package.json"
+    status=0
+    (cd "$work/elsewhere" && env "${npm_env[@]}" npm_config_cache="$work/npm-cache" AS_PLATFORM="$platform" \
+      NODE_OPTIONS="--require $work/as-platform.cjs" npm install --offline "$npm_file") > "$work/elsewhere.log" 2>&1 || status=$?
+    [ "$status" != 0 ] && grep -q EBADPLATFORM "$work/elsewhere.log" && grep -q '"libc":"glibc"' "$work/elsewhere.log" ||
+      { cat "$work/elsewhere.log"; fail "npm $host_npm installed the package as $platform"; }
+    echo "$platform, npm $host_npm: $(grep -m1 'Unsupported platform' "$work/elsewhere.log" | sed 's/^npm ERR! //; s/^npm error //')"
+  done
+fi
+printf '%s\n' "${!npm_counts[@]}" | sort | while read -r k; do echo "$k: ${npm_counts[$k]}"; done
 
 step "the wheel with pip, in a clean Debian 13 root with only python3 and python3-venv"
 # pip in the root reaches PyPI as this machine's pip does: its hosts file and, when pip trusts a

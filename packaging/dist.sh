@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `make dist`: dist/imgbake_<version>_<arch>.deb, dist/imgbake-<version>-linux-<machine>.tar.gz and the
-# wheel dist/imgbake-<version>-py3-none-manylinux_*.whl (packaging/wheel.sh), from
+# `make dist`: dist/imgbake_<version>_<arch>.deb, dist/imgbake-<version>-linux-<machine>.tar.gz, the
+# wheel dist/imgbake-<version>-py3-none-manylinux_*.whl (packaging/wheel.sh) and the npm package
+# dist/imgbake-<version>.tgz (packaging/npm.sh), from
 # the release binary (`make release`: the Swift runtime and the stack's static libraries linked in) and
 # the stack's libvips beside it in lib/imgbake/ (packaging/stack/stack.sh), with the manual page
 # generated from the argument parser's own definitions, the completions it writes for bash, zsh and
 # fish, the README, the CHANGELOG and the licences; then lintian on the package. Both need nothing from
 # the system but glibc 2.34, libstdc++ and libgcc_s (packaging/abi-floor.sh measures it). Run through
-# `make dist`, which builds the binary first and installs dpkg-dev, lintian and patchelf.
+# `make dist`, which builds the binary first and installs dpkg-dev, lintian, patchelf, jq and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -107,7 +108,7 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$MAINTAIN
 find "$deb_root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 mkdir -p "$DIST"
-rm -f "$DIST"/imgbake_*.deb "$DIST"/imgbake-*.tar.gz "$DIST"/imgbake-*.whl "$DIST"/SHA256SUMS
+rm -f "$DIST"/imgbake_*.deb "$DIST"/imgbake-*.tar.gz "$DIST"/imgbake-*.whl "$DIST"/imgbake-*.tgz "$DIST"/SHA256SUMS
 deb="$DIST/imgbake_${version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$deb_root" "$deb" >&2
 
@@ -132,7 +133,9 @@ install -d "$work/licences"
 cp "$doc"/LICENSE "$doc"/copyright "$doc"/Apache-2.0 "$doc"/GPL-3 "$doc"/LGPL-2.1 "$doc"/LGPL-3 "$doc"/MPL-2.0 "$work/licences/"
 for file in "$doc"/stack/*; do cp "$file" "$work/licences/stack-$(basename "$file")"; done
 wheel=$(bash packaging/wheel.sh "$version" "$tar_root/$name/bin/imgbake" "$tar_root/$name/lib/imgbake/$vips_lib" "$work/licences" "$DIST")
-(cd "$DIST" && sha256sum "$(basename "$deb")" "$(basename "$tarball")" "$(basename "$wheel")" > SHA256SUMS)
+# The npm package: the same binary and library again, for package.json scripts (packaging/npm.sh).
+npm_package=$(bash packaging/npm.sh "$version" "$tar_root/$name/bin/imgbake" "$tar_root/$name/lib/imgbake/$vips_lib" "$work/licences" "$DIST")
+(cd "$DIST" && sha256sum "$(basename "$deb")" "$(basename "$tarball")" "$(basename "$npm_package")" "$(basename "$wheel")" > SHA256SUMS)
 
 # Lintian: no errors; the warnings kept are overridden in packaging/lintian-overrides, each with why.
 # (--show-overrides would make the overridden ones fail the run too, so they are listed from the file.)

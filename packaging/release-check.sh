@@ -46,14 +46,16 @@ for file in Examples/ci/*.yml; do
 done
 
 if [ -n "$dist" ]; then
-  # The names install.sh downloads (the tarball, SHA256SUMS), the .deb and the wheel.
+  # The names install.sh downloads (the tarball, SHA256SUMS), the .deb, the wheel and the npm package
+  # (packaging/npm.sh), which the workflow gives to `npm publish` by this name.
   wheel="imgbake-${version}-py3-none-manylinux_2_34_x86_64.whl"
-  for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel" SHA256SUMS; do
+  npm_package="imgbake-${version}.tgz"
+  for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel" "$npm_package" SHA256SUMS; do
     [ -s "$dist/$name" ] || fail "$dist/$name is missing"
   done
   if [ -s "$dist/SHA256SUMS" ]; then
     (cd "$dist" && sha256sum --check --quiet SHA256SUMS) || fail "$dist/SHA256SUMS does not match the files"
-    for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel"; do
+    for name in "imgbake_${version}_amd64.deb" "imgbake-${version}-linux-x86_64.tar.gz" "$wheel" "$npm_package"; do
       grep -q " $name\$" "$dist/SHA256SUMS" || fail "$dist/SHA256SUMS does not list $name"
     done
   fi

@@ -16,7 +16,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "The configuration file (default: imgbake.toml in the site folder, if there is one).")
     var config: String?
 
-    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $XDG_CACHE_HOME/imgbake).")
+    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $IMGBAKE_CACHE_DIR, else cache.dir of the configuration, else $XDG_CACHE_HOME/imgbake).")
     var cacheDir: String?
 
     @Option(help: "Images decoded and encoded at once (default: the number of cores).")
@@ -86,7 +86,8 @@ struct BuildCommand: AsyncParsableCommand {
         }
     }
 
-    /// Defaults, then the configuration file, then the flags that were given.
+    /// Defaults, then the configuration file, then the environment (`IMGBAKE_CACHE_DIR`), then the
+    /// flags that were given.
     func makeConfiguration() throws -> Configuration {
         var config = Configuration(site: site, cacheDirectory: SystemInfo.defaultCacheDirectory)
         let implicit = site + "/" + ConfigurationFile.defaultName
@@ -97,7 +98,7 @@ struct BuildCommand: AsyncParsableCommand {
             }
         }
         if let out { config.outputDirectory = out }
-        if let cacheDir { config.cache.directory = cacheDir }
+        if let directory = cacheDir ?? SystemInfo.environmentCacheDirectory { config.cache.directory = directory }
         if let jobs { config.jobs = jobs }
         if strict { config.strict = true }
         if offline { config.fetch.policy = .offline }

@@ -9,10 +9,10 @@ struct CacheCommand: AsyncParsableCommand {
         subcommands: [Stats.self, Verify.self, GC.self, Clean.self])
 
     struct Location: ParsableArguments {
-        @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $XDG_CACHE_HOME/imgbake).")
+        @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $IMGBAKE_CACHE_DIR, else $XDG_CACHE_HOME/imgbake).")
         var cacheDir: String?
 
-        var directory: String { cacheDir ?? SystemInfo.defaultCacheDirectory }
+        var directory: String { cacheDir ?? SystemInfo.environmentCacheDirectory ?? SystemInfo.defaultCacheDirectory }
 
         func open() throws -> ImageCache {
             do { return try ImageCache(directory: directory) } catch {

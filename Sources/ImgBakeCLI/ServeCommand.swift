@@ -28,7 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The configuration file (default: imgbake.toml in the current folder, if there is one).")
     var config: String?
 
-    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $XDG_CACHE_HOME/imgbake).")
+    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $IMGBAKE_CACHE_DIR, else cache.dir of the configuration, else $XDG_CACHE_HOME/imgbake).")
     var cacheDir: String?
 
     @Flag(help: "No network: images missing from the cache keep their URLs.")
@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
-        if let cacheDir { config.cache.directory = cacheDir }
+        if let directory = cacheDir ?? SystemInfo.environmentCacheDirectory { config.cache.directory = directory }
         if offline { config.fetch.policy = .offline }
         if noRemote { config.cache.remote = nil }
         config.fetch.connectTo += connectTo

@@ -38,7 +38,7 @@ import ImgBakeTestSupport
     @Test func thePackagesAreThereUnderTheirNamesWithTheirSums() async throws {
         let version = SystemInfo.version
         let names = ["imgbake_\(version)_amd64.deb", "imgbake-\(version)-linux-x86_64.tar.gz",
-                     "imgbake-\(version)-py3-none-manylinux_2_34_x86_64.whl"]
+                     "imgbake-\(version)-py3-none-manylinux_2_34_x86_64.whl", "imgbake-\(version).tgz"]
         for name in names { folder.write("dist/" + name, "bytes of \(name)\n") }
         #expect(try await run(["sh", "-c", "sha256sum \(names.joined(separator: " ")) > SHA256SUMS"], in: folder.path + "/dist").status == 0)
         let complete = try await check(["v\(version)", binary(saying: version), folder.path + "/dist"])

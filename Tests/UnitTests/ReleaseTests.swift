@@ -25,10 +25,13 @@ import ImgBakeTestSupport
         let release = try text(".github/workflows/release.yml")
         let published = Set(release.matches(of: /"dist\/([^"\/\s]+)"/).map { named($0.output.1) })
         let wheel = "imgbake-\(SystemInfo.version)-py3-none-manylinux_2_34_x86_64.whl"
-        #expect(published == ["imgbake_\(SystemInfo.version)_amd64.deb", "imgbake-\(SystemInfo.version)-linux-x86_64.tar.gz", wheel, "SHA256SUMS"],
-                "\(published)")
-        // The wheel goes to PyPI too, by trusted publishing (an OIDC token, no stored secret).
+        let npmPackage = "imgbake-\(SystemInfo.version).tgz"
+        #expect(published == ["imgbake_\(SystemInfo.version)_amd64.deb", "imgbake-\(SystemInfo.version)-linux-x86_64.tar.gz", wheel, npmPackage,
+                              "SHA256SUMS"], "\(published)")
+        // The wheel goes to PyPI too, by trusted publishing (an OIDC token, no stored secret); the npm
+        // package to npm, with the token from the repository's secret.
         #expect(release.contains("pypa/gh-action-pypi-publish@release/v1") && release.contains("id-token: write"))
+        #expect(release.contains(#"npm publish "./dist/imgbake-${version}.tgz""#) && release.contains("NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}"))
         #expect(release.contains(#"tags: ["v*"]"#))
 
         // The Action's installer: the tarball by name, and SHA256SUMS, from the release tagged v<version>.
@@ -48,8 +51,10 @@ import ImgBakeTestSupport
         let dist = try text("packaging/dist.sh")
         let deb = try #require(dist.firstMatch(of: /deb="\$DIST\/([^"]+)"/), "dist.sh names no package")
         let tarball = try #require(dist.firstMatch(of: /\nname=(imgbake-[^\s]+)\n/), "dist.sh names no tarball")
-        #expect(dist.contains("> SHA256SUMS)") && dist.contains(#""$(basename "$wheel")" > SHA256SUMS"#))
+        #expect(dist.contains("> SHA256SUMS)") && dist.contains(#""$(basename "$npm_package")" "$(basename "$wheel")" > SHA256SUMS"#))
         // The wheel's name comes from wheel.sh's tags: the platform is the glibc floor dist-check holds at 2.34.
-        #expect(Set([named(deb.output.1), named(tarball.output.1) + ".tar.gz", wheel, "SHA256SUMS"]) == published)
+        let npm = try text("packaging/npm.sh")
+        let packed = try #require(npm.firstMatch(of: /\nmade=\$out\/([^\s]+)\n/), "npm.sh names no package")
+        #expect(Set([named(deb.output.1), named(tarball.output.1) + ".tar.gz", wheel, named(packed.output.1), "SHA256SUMS"]) == published)
     }
 }

@@ -185,7 +185,7 @@ extension ConfigurationKey {
         let remote = remoteDefaults
         return [
             Self("cache.dir", "path", note: "`$XDG_CACHE_HOME/imgbake`, else `~/.cache/imgbake`", example: #""~/.cache/imgbake""#,
-                 "The image cache (like `--cache-dir`): keep it between CI runs and warm builds do no network and no image work.") {
+                 "The image cache (like `--cache-dir`; `$IMGBAKE_CACHE_DIR` and `--cache-dir` win over it): keep it between CI runs and warm builds do no network and no image work.") {
                 (reader, name, node, config) throws(ConfigurationError) in
                 config.cache.directory = reader.path(try reader.string(name, node))
             },

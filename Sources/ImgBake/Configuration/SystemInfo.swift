@@ -14,6 +14,15 @@ public enum SystemInfo {
         return (environment("HOME") ?? NSHomeDirectory()) + "/.cache/imgbake"
     }
 
+    /// `$IMGBAKE_CACHE_DIR`, when set and not empty: the cache folder, over the configuration file's
+    /// `cache.dir` and under `--cache-dir`. A build host that keeps only some folders between builds
+    /// (`node_modules/.cache` on some) is pointed at one in its settings, without a flag in every
+    /// script or a change to the committed `imgbake.toml`. Relative to the current folder, as the flag.
+    public static var environmentCacheDirectory: String? {
+        guard let value = environment("IMGBAKE_CACHE_DIR"), !value.isEmpty else { return nil }
+        return value
+    }
+
     /// glibc gives each thread an arena of its own and keeps freed memory there: with a pool of image
     /// threads that raises a build's peak memory by about a third (`make bench` shows the peak) at no
     /// gain in time.
