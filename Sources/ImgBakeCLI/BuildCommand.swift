@@ -13,11 +13,7 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Write rewritten pages and images here instead of rewriting the site in place.")
     var out: String?
 
-    @Option(help: "The configuration file (default: imgbake.toml in the site folder, if there is one).")
-    var config: String?
-
-    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $IMGBAKE_CACHE_DIR, else cache.dir of the configuration, else $XDG_CACHE_HOME/imgbake).")
-    var cacheDir: String?
+    @OptionGroup var configOptions: ConfigurationOptions
 
     @Option(help: "Images decoded and encoded at once (default: the number of cores).")
     var jobs: Int?
@@ -86,19 +82,10 @@ struct BuildCommand: AsyncParsableCommand {
         }
     }
 
-    /// Defaults, then the configuration file, then the environment (`IMGBAKE_CACHE_DIR`), then the
-    /// flags that were given.
+    /// The site's configuration (`ConfigurationOptions`), then the flags that were given.
     func makeConfiguration() throws -> Configuration {
-        var config = Configuration(site: site, cacheDirectory: SystemInfo.defaultCacheDirectory)
-        let implicit = site + "/" + ConfigurationFile.defaultName
-        if let file = self.config ?? (FileManager.default.fileExists(atPath: implicit) ? implicit : nil) {
-            do throws(ConfigurationError) { try ConfigurationFile.load(file, into: &config) } catch {
-                Terminal.error(error.description)
-                throw ExitCode(2)
-            }
-        }
+        var config = try configOptions.load(site: site)
         if let out { config.outputDirectory = out }
-        if let directory = cacheDir ?? SystemInfo.environmentCacheDirectory { config.cache.directory = directory }
         if let jobs { config.jobs = jobs }
         if strict { config.strict = true }
         if offline { config.fetch.policy = .offline }

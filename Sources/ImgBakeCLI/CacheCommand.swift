@@ -116,11 +116,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         private func collectRemote() async throws {
             let file = config ?? ConfigurationFile.defaultName
-            var configuration = Configuration(site: ".", cacheDirectory: location.directory)
-            do throws(ConfigurationError) { try ConfigurationFile.load(file, into: &configuration) } catch {
-                Terminal.error("imgbake: error: \(error)")
-                throw ExitCode(2)
-            }
+            let configuration = try ConfigurationLoader.load(site: ".", file: file, cacheDir: location.cacheDir)
             guard let settings = configuration.cache.remote else {
                 Terminal.error("imgbake: error: \(file) names no remote cache (cache.remote)")
                 throw ExitCode(2)

@@ -25,11 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address imgbake listens on (anything but loopback shows the dev server to the network).")
     var host: String = "127.0.0.1"
 
-    @Option(help: "The configuration file (default: imgbake.toml in the current folder, if there is one).")
-    var config: String?
-
-    @Option(name: .customLong("cache-dir"), help: "The cache folder (default: $IMGBAKE_CACHE_DIR, else cache.dir of the configuration, else $XDG_CACHE_HOME/imgbake).")
-    var cacheDir: String?
+    @OptionGroup var configOptions: ConfigurationOptions
 
     @Flag(help: "No network: images missing from the cache keep their URLs.")
     var offline = false
@@ -52,15 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let upstream = try upstreamURL()
-        var config = Configuration(site: ".", cacheDirectory: SystemInfo.defaultCacheDirectory)
-        let implicit = ConfigurationFile.defaultName
-        if let file = self.config ?? (FileManager.default.fileExists(atPath: implicit) ? implicit : nil) {
-            do throws(ConfigurationError) { try ConfigurationFile.load(file, into: &config) } catch {
-                Terminal.error(error.description)
-                throw ExitCode(2)
-            }
-        }
-        if let directory = cacheDir ?? SystemInfo.environmentCacheDirectory { config.cache.directory = directory }
+        var config = try configOptions.load(site: ".")
         if offline { config.fetch.policy = .offline }
         if noRemote { config.cache.remote = nil }
         config.fetch.connectTo += connectTo
