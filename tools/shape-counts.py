@@ -16,6 +16,12 @@
                     parked on an NSCondition; threads of their own (the transfer thread); task executors
                     (whose own threads, in the file that declares the executor, are that mechanism)
   unchecked         `@unchecked Sendable` conformances
+  long functions    functions longer than 45 lines (from the `func` line to the brace that closes its
+                    body, as LayeringTests counts them) in Pipeline, Rewriting and Resolving
+  coalescing maps   stored dictionaries whose values are tasks (`[Key: Task<…>]`) or entries that hold
+                    waiters (a type with a `waiters` array): each a hand-made "one in-flight task per
+                    key" with its own failure and eviction rules (maps of finished results are not counted)
+  fabricated pages  pages serve makes up to reach the page plan (`LoadedPage(` under Serving/)
 
 Run from anywhere: `python3 tools/shape-counts.py` (ROOT defaults to the repository this file is in).
 `git stash`/`git worktree` gives the same counts for another commit.
@@ -76,6 +82,53 @@ def largest_bag():
     return best
 
 
+FUNC = re.compile(r"^\s*(?:(?:public|private|fileprivate|package|static|mutating|nonisolated|override|final)\s+)*func\s+(\w+)")
+
+
+def long_functions(folders, limit=45):
+    """[(file, name, lines)] of the functions longer than `limit` lines in `folders`."""
+    found = []
+    for folder in folders:
+        for path in swift_files(folder):
+            lines = open(path, encoding="utf-8").read().split("\n")
+            for first, line in enumerate(lines):
+                match = FUNC.match(line)
+                if not match:
+                    continue
+                braces, opened, last = 0, False, first
+                for number in range(first, len(lines)):
+                    braces += lines[number].count("{") - lines[number].count("}")
+                    opened = opened or "{" in lines[number]
+                    if opened and braces <= 0:
+                        last = number
+                        break
+                if last - first + 1 > limit:
+                    found.append((os.path.relpath(path, SOURCES), match.group(1), last - first + 1))
+    return found
+
+
+def coalescing_maps(files):
+    """["File.name", ...]: stored dictionaries of tasks, or of a type of the same file holding `waiters`."""
+    found = []
+    for path in files:
+        lines = code(path)
+        text = "\n".join(lines)
+        waiting = []
+        for match in re.finditer(r"(?:struct|class)\s+(\w+)[^{]*\{", text):
+            depth, index = 1, match.end()
+            while depth and index < len(text):
+                depth += {"{": 1, "}": -1}.get(text[index], 0)
+                index += 1
+            if re.search(r"\bvar\s+waiters\s*:", text[match.end():index]):
+                waiting.append(re.escape(match.group(1)) + r"\]")
+        values = "|".join([r"Task<"] + waiting)
+        for line in lines:
+            match = re.search(r"\b(?:var|let)\s+(\w+)\b[^=]*?[=:]\s*(?:Locked\()?\[[^\[\]:]+:\s*(?:%s)" % values, line)
+            if match:
+                found.append("%s.%s" % (os.path.basename(path)[:-len(".swift")], match.group(1)))
+    return found
+
+
 def main():
     pipeline = list(swift_files(PIPELINE))
     everything = list(swift_files(SOURCES))
@@ -105,6 +158,10 @@ def main():
     if executors:
         mechanisms.append("task executors")
     unchecked = count(r"@unchecked\s+Sendable", everything)
+    library = os.path.join(SOURCES, "ImgBake")
+    long = long_functions([os.path.join(library, name) for name in ("Pipeline", "Rewriting", "Resolving")])
+    maps = coalescing_maps(everything)
+    fabricated = count(r"\bLoadedPage\(", list(swift_files(os.path.join(library, "Serving"))))
     print("| count | value |")
     print("|---|---|")
     print("| mode tests outside the output target | %d |" % mode)
@@ -116,6 +173,10 @@ def main():
     print("| places that construct a PageState | %d |" % makers)
     print("| concurrency mechanisms | %d: %s |" % (len(mechanisms), "; ".join(mechanisms)))
     print("| @unchecked Sendable | %d |" % unchecked)
+    print("| functions over 45 lines in Pipeline, Rewriting, Resolving | %d%s |" % (
+        len(long), ": " + ", ".join("%s %s (%d)" % f for f in long) if long else ""))
+    print("| coalescing maps | %d: %s |" % (len(maps), ", ".join(maps)))
+    print("| pages fabricated in serve | %d |" % fabricated)
 
 
 if __name__ == "__main__":
