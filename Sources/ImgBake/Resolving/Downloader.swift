@@ -95,7 +95,9 @@ public final class Downloader: Sendable {
         }
     }
 
-    private func attemptOnce(_ url: RemoteURL, validators: Validators?) async -> DownloadResult {
+    /// The request of one attempt: the image types taken, the site's headers for the host, the
+    /// validators of a cached copy, the limits and the address policy.
+    private func request(_ url: RemoteURL, validators: Validators?) -> TransferRequest {
         var request = TransferRequest(url: url.string)
         request.userAgent = Self.userAgent
         request.headers = ["Accept: \(Self.accept)"] + extraHeaders(for: url.host)
@@ -114,7 +116,11 @@ public final class Downloader: Sendable {
         // after this one's whole answer.
         let gate = self.gate, hostKey = url.hostKey
         request.connected = { gate.answered(hostKey) }
+        return request
+    }
 
+    private func attemptOnce(_ url: RemoteURL, validators: Validators?) async -> DownloadResult {
+        let request = self.request(url, validators: validators)
         counters.withLock { $0.inFlight += 1 }
         let started = ContinuousClock.now
         let outcome = await session.perform(request)

@@ -20,29 +20,7 @@ extension ImageManager {
             }
             if record == nil { record = await remoteOriginal(key) }
         }
-        if let record {
-            let credits = await cache.credits(of: record.blob)
-            let fresh = Freshness.isFresh(record, now: now(), defaultTTL: fetch.ttl)
-            if fetch.isOffline || (fresh && fetch.policy != .refresh && !revalidate) {
-                return .available(record, origin: .cached, credits: credits ?? Credits(), notes: notes)
-            }
-            switch await downloader.download(url, revalidating: record.validators) {
-            case .notModified(let validators):
-                var refreshed = record
-                refreshed.validators = merged(record.validators, validators)
-                refreshed.fetchedAt = now()
-                await cache.revalidated(refreshed, now: now())
-                writeBack(refreshed, credits: credits ?? Credits(), downloaded: false)
-                return .available(refreshed, origin: .revalidated, credits: credits ?? Credits(), notes: notes)
-            case .fetched(let bytes, let validators):
-                return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
-            case .failed(let failure) where failure.kind == .transient || failure.kind == .unreachable:
-                notes.append("revalidation failed (\(failure.reason)); using the cached copy")
-                return .available(record, origin: .stale, credits: credits ?? Credits(), notes: notes)
-            case .failed(let failure):
-                return await fail(failure, url: .remote(url), key: key)
-            }
-        }
+        if let record { return await cached(record, url: url, key: key, revalidate: revalidate, notes: notes) }
 
         if fetch.isOffline {
             let why = force ? "the cached copy is damaged" : "not in the cache"
@@ -58,6 +36,34 @@ extension ImageManager {
             return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
         case .notModified:
             return .failed(ImageFailure(reason: "unexpected 304 to an unconditional request", kind: .fetch(.final)))
+        case .failed(let failure):
+            return await fail(failure, url: .remote(url), key: key)
+        }
+    }
+
+    /// A cached original: used while fresh (or with no network), else revalidated; a revalidation that
+    /// fails for a passing reason keeps the cached copy (stale).
+    private nonisolated func cached(_ record: OriginalRecord, url: RemoteURL, key: OriginalKey, revalidate: Bool,
+                                    notes: [String]) async -> OriginalOutcome {
+        var notes = notes
+        let credits = await cache.credits(of: record.blob) ?? Credits()
+        let fresh = Freshness.isFresh(record, now: now(), defaultTTL: fetch.ttl)
+        if fetch.isOffline || (fresh && fetch.policy != .refresh && !revalidate) {
+            return .available(record, origin: .cached, credits: credits, notes: notes)
+        }
+        switch await downloader.download(url, revalidating: record.validators) {
+        case .notModified(let validators):
+            var refreshed = record
+            refreshed.validators = merged(record.validators, validators)
+            refreshed.fetchedAt = now()
+            await cache.revalidated(refreshed, now: now())
+            writeBack(refreshed, credits: credits, downloaded: false)
+            return .available(refreshed, origin: .revalidated, credits: credits, notes: notes)
+        case .fetched(let bytes, let validators):
+            return await store(bytes, validators: validators, url: .remote(url), key: key, notes: notes)
+        case .failed(let failure) where failure.kind == .transient || failure.kind == .unreachable:
+            notes.append("revalidation failed (\(failure.reason)); using the cached copy")
+            return .available(record, origin: .stale, credits: credits, notes: notes)
         case .failed(let failure):
             return await fail(failure, url: .remote(url), key: key)
         }

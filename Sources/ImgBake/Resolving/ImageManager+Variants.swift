@@ -89,25 +89,8 @@ extension ImageManager {
 
         if !missing.isEmpty || needsPlaceholder {
             await localiseOriginal(record)
-            let job = TransformJob(specs: missing, placeholder: needsPlaceholder ? kind : .none)
-            let cache = self.cache
-            let output: TransformOutput
-            do {
-                output = try await transformer.transform(loading: {
-                    switch cache.readBlobHere(record.blob) {
-                    case .found(let bytes): return ImageBuffer(bytes)
-                    case .corrupt: throw DamagedOriginal(why: "did not match its hash")
-                    case .missing: throw DamagedOriginal(why: "was missing")
-                    }
-                }, format: record.format) { _ in job }
-            } catch let damaged as DamagedOriginal {
-                await cache.forgetOriginal(record.key)
-                return .failure(.originalDamaged(damaged.why))
-            } catch {
-                let failure = error as? TransformError ?? .undecodable("\(error)")
-                if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
-                return .failure(.transform(failure))
-            }
+            let output: TransformOutput, job = TransformJob(specs: missing, placeholder: needsPlaceholder ? kind : .none)
+            do throws(VariantSetError) { output = try await transformed(record, job).get() } catch { return .failure(error) }
             let cachedRows = specs.compactMap { spec in stored[spec.key(original: record.blob)].map { (width: spec.width, record: $0) } }
             let made = Self.keepingOnlyWorthwhile(output.variants, besides: cachedRows, fallback: record.format)
             let rows = made.map { variant, dropped in
@@ -124,18 +107,46 @@ extension ImageManager {
             encodedCount = made.count
             placeholderValue = output.placeholder ?? placeholderValue
         }
+        return .success(MadeVariants(variants: Self.variants(specs, records: records, of: record.blob, source: source),
+                                     encoded: encodedCount, placeholder: placeholderValue))
+    }
+
+    /// One decode of the cached original for `job`. A damaged original is forgotten (fetched again next
+    /// time); an undecodable one is remembered as failed.
+    private nonisolated func transformed(_ record: OriginalRecord, _ job: TransformJob) async -> Result<TransformOutput, VariantSetError> {
+        let cache = self.cache
+        do {
+            return .success(try await transformer.transform(loading: {
+                switch cache.readBlobHere(record.blob) {
+                case .found(let bytes): return ImageBuffer(bytes)
+                case .corrupt: throw DamagedOriginal(why: "did not match its hash")
+                case .missing: throw DamagedOriginal(why: "was missing")
+                }
+            }, format: record.format) { _ in job })
+        } catch let damaged as DamagedOriginal {
+            await cache.forgetOriginal(record.key)
+            return .failure(.originalDamaged(damaged.why))
+        } catch {
+            let failure = error as? TransformError ?? .undecodable("\(error)")
+            if case .undecodable = failure { await forgetUndecodable(record, reason: failure.description) }
+            return .failure(.transform(failure))
+        }
+    }
+
+    /// The variants of `specs` that have a file, from their rows; a fallback file names the other
+    /// fallback format made at its width and not kept (the report's "instead").
+    private static func variants(_ specs: [VariantSpec], records: [VariantRecord], of blob: BlobID, source: SourceInfo) -> [StoredVariant] {
         let bySpec = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        let variants = specs.compactMap { spec -> StoredVariant? in
-            guard let row = bySpec[spec.key(original: record.blob)], row.blob != nil else { return nil }
+        return specs.compactMap { spec -> StoredVariant? in
+            guard let row = bySpec[spec.key(original: blob)], row.blob != nil else { return nil }
             var variant = StoredVariant(spec: spec, record: row)
             if VariantPlan.isFallback(spec.format, of: source),
                let other = specs.first(where: { $0.width == spec.width && $0.format != spec.format && VariantPlan.isFallback($0.format, of: source) }),
-               let passed = bySpec[other.key(original: record.blob)], passed.blob == nil {
+               let passed = bySpec[other.key(original: blob)], passed.blob == nil {
                 variant.passedOver = .init(format: other.format, bytes: passed.bytes)
             }
             return variant
         }
-        return .success(MadeVariants(variants: variants, encoded: encodedCount, placeholder: placeholderValue))
     }
 
     /// SVG is copied through unmodified (never rasterised), if the policy lets this one be served from
@@ -186,31 +197,7 @@ extension ImageManager {
             kept[width, default: []].append((rank(row.format), row.bytes, level(VariantSpec.Made(recorded: row.spec, of: spec), target: nil)))
         }
         var dropped = Set(encoded.indices.filter { encoded[$0].isUnmade })
-        // A PNG's fallback, made as PNG and as JPEG at a width: the JPEG where it reached its search's
-        // target (what the search takes to look the same) and is smaller, else the PNG. One of the two
-        // is kept, whichever was made first.
-        if fallback == .png {
-            let pair: Set<ImageFormat> = [.png, .jpeg]
-            /// A PNG is lossless; a JPEG is as good where its search reached the target.
-            func reached(_ variant: EncodedVariant) -> Bool {
-                variant.spec.format == .png || level(variant.made, target: nil) >= (variant.spec.auto?.ssim ?? 0)
-            }
-            // A stored one of the pair is the one kept when both were made: the JPEG only if it reached.
-            let storedPair = Dictionary(stored.filter { $0.record.blob != nil && pair.contains($0.record.format) }
-                .map { ($0.width, (format: $0.record.format, bytes: $0.record.bytes, reached: true)) }, uniquingKeysWith: { a, _ in a })
-            for index in encoded.indices where !dropped.contains(index) && pair.contains(encoded[index].spec.format) {
-                let variant = encoded[index]
-                let other = encoded.indices.first { $0 != index && !dropped.contains($0) && encoded[$0].spec.width == variant.spec.width
-                    && pair.contains(encoded[$0].spec.format) }
-                    .map { (format: encoded[$0].spec.format, bytes: encoded[$0].bytes.count, reached: reached(encoded[$0])) }
-                    ?? storedPair[variant.spec.width]
-                guard let other else { continue }
-                let (jpeg, png) = variant.spec.format == .jpeg
-                    ? ((bytes: variant.bytes.count, reached: reached(variant)), other.bytes)
-                    : ((bytes: other.bytes, reached: other.reached), variant.bytes.count)
-                if (jpeg.reached && jpeg.bytes < png) != (variant.spec.format == .jpeg) { dropped.insert(index) }
-            }
-        }
+        if fallback == .png { dropped.formUnion(pngOrJPEGDropped(encoded, besides: stored, dropped: dropped)) }
         for index in encoded.indices.sorted(by: { rank(encoded[$0].spec.format) < rank(encoded[$1].spec.format) }) where !dropped.contains(index) {
             let variant = encoded[index], r = rank(variant.spec.format)
             // A variant searched to SSIMULACRA2 as well is better than any searched to SSIM alone, however
@@ -226,6 +213,35 @@ extension ImageManager {
             }
         }
         return encoded.indices.map { (encoded[$0], dropped.contains($0)) }
+    }
+
+    /// A PNG's fallback, made as PNG and as JPEG at a width: the one of the two that goes. The JPEG is
+    /// kept where it reached its search's target (what the search takes to look the same) and is
+    /// smaller, else the PNG; one of the two is kept, whichever was made first.
+    private static func pngOrJPEGDropped(_ encoded: [EncodedVariant], besides stored: [(width: Int, record: VariantRecord)],
+                                         dropped unmade: Set<Int>) -> Set<Int> {
+        var dropped = unmade
+        let pair: Set<ImageFormat> = [.png, .jpeg]
+        /// A PNG is lossless; a JPEG is as good where its search reached the target.
+        func reached(_ variant: EncodedVariant) -> Bool {
+            variant.spec.format == .png || level(variant.made, target: nil) >= (variant.spec.auto?.ssim ?? 0)
+        }
+        // A stored one of the pair is the one kept when both were made: the JPEG only if it reached.
+        let storedPair = Dictionary(stored.filter { $0.record.blob != nil && pair.contains($0.record.format) }
+            .map { ($0.width, (format: $0.record.format, bytes: $0.record.bytes, reached: true)) }, uniquingKeysWith: { a, _ in a })
+        for index in encoded.indices where !dropped.contains(index) && pair.contains(encoded[index].spec.format) {
+            let variant = encoded[index]
+            let other = encoded.indices.first { $0 != index && !dropped.contains($0) && encoded[$0].spec.width == variant.spec.width
+                && pair.contains(encoded[$0].spec.format) }
+                .map { (format: encoded[$0].spec.format, bytes: encoded[$0].bytes.count, reached: reached(encoded[$0])) }
+                ?? storedPair[variant.spec.width]
+            guard let other else { continue }
+            let (jpeg, png) = variant.spec.format == .jpeg
+                ? ((bytes: variant.bytes.count, reached: reached(variant)), other.bytes)
+                : ((bytes: other.bytes, reached: other.reached), variant.bytes.count)
+            if (jpeg.reached && jpeg.bytes < png) != (variant.spec.format == .jpeg) { dropped.insert(index) }
+        }
+        return dropped.subtracting(unmade)
     }
 
     /// How good a variant is, for comparing formats: its search's score, up to the target (all that

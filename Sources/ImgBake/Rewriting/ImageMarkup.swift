@@ -85,9 +85,18 @@ struct ImageMarkup {
         edits.append(Edit(tag.insertion..<tag.insertion, renderer.render("img-attributes", added)))
         let img = (try? Splicer.apply(edits, to: tag.bytes)) ?? tag.bytes
 
-        let sources = files.sources.map { ["type": $0.format.mimeType, "srcset": naming.srcset($0.files, of: image), "sizes": sizes] }
+        // The files the markup names, and only those.
+        let used = output.markup == .img && !placing.wraps ? files.candidates : (files.sources.flatMap(\.files) + files.candidates + [src]).onePerFile
+        // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
+        let template = files.sources.isEmpty ? "img" : "picture"
+        return (Self.splice(img, into: renderer.render(template, context(image, sources: files.sources, src: src, sizes: sizes))), used)
+    }
+
+    /// What the `img` and `picture` templates are given around the author's tag.
+    private func context(_ image: ResolvedImage, sources: [(format: ImageFormat, files: [StoredVariant])], src: StoredVariant,
+                         sizes: String) -> [String: Any] {
         var context: [String: Any] = [
-            "sources": sources,
+            "sources": sources.map { ["type": $0.format.mimeType, "srcset": naming.srcset($0.files, of: image), "sizes": sizes] },
             "img": Self.imgToken,
             "sizes": sizes,
             "fallback": ["src": naming.url(src, of: image), "width": src.width, "height": src.height,
@@ -102,11 +111,7 @@ struct ImageMarkup {
         if let captured = image.credits.captured { credit["captured"] = captured }
         if !credit.isEmpty { context["credit"] = credit }
         if let value = image.placeholder { context["placeholder"] = [placeholderKind.rawValue: value, "value": value] }
-        // The files the markup names, and only those.
-        let used = output.markup == .img && !placing.wraps ? files.candidates : (files.sources.flatMap(\.files) + files.candidates + [src]).onePerFile
-        // With nothing but the fallback (say, every WebP was larger), a <picture> would only wrap the <img>.
-        let template = sources.isEmpty ? "img" : "picture"
-        return (Self.splice(img, into: renderer.render(template, context)), used)
+        return context
     }
 
     /// Where the template puts the author's tag: a token, replaced by the tag's bytes once the template
