@@ -241,13 +241,6 @@ int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **
     g_object_unref(image);
     return result;
 }
-int imgbake_vips_decode_pixels(const void *buf, size_t len, unsigned char **out, int *width, int *height, int *bands) {
-    VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!image) return -1;
-    int result = imgbake_vips_pixels(image, out, width, height, bands);
-    g_object_unref(image);
-    return result;
-}
 int imgbake_vips_tile_sample(VipsImage *in, int tile, int across, int down, VipsImage **out) {
     const int count = across * down, iw = vips_image_get_width(in), ih = vips_image_get_height(in);
     if (count < 1 || tile < 2 || iw < tile * across || ih < tile * down) {

@@ -135,13 +135,6 @@ public final class PerceptualReference: @unchecked Sendable {
 extension PixelSamples {
     /// The samples of an encoded image (a quality search's try), decoded by libvips.
     public init(decoding buffer: ImageBuffer) throws(VipsError) {
-        try VipsRuntime.start()
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0
-        guard imgbake_vips_decode_pixels(buffer.baseAddress, buffer.count, &pixels, &width, &height, &bands) == 0, let pixels
-        else { throw VipsError.drain("cannot decode an image's pixels", source: buffer) }
-        defer { g_free(pixels) }
-        self.init(bytes: Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * Int(bands))),
-                  width: Int(width), height: Int(height), bands: Int(bands))
+        self = try VipsImage.open(buffer).samples()
     }
 }

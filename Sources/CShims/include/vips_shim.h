@@ -93,9 +93,6 @@ int imgbake_vips_luma_plane(VipsImage *in, unsigned char **out, int *width, int 
 /// Same, of the image encoded in `buf` (decoded first).
 int imgbake_vips_decode_luma_plane(const void *buf, size_t len, unsigned char **out, int *width, int *height);
 
-/// Same as imgbake_vips_pixels, of the image encoded in `buf` (decoded first).
-int imgbake_vips_decode_pixels(const void *buf, size_t len, unsigned char **out, int *width, int *height, int *bands);
-
 /// `across` × `down` square tiles of `tile` pixels, one from the middle of each cell of an even grid
 /// over `in` (even coordinates, so 4:2:0 chroma lines up), joined into one image `across` tiles wide:
 /// a sample of the whole picture for an encoder to be tried on. `in` must hold at least one tile per cell.
