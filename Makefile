@@ -66,12 +66,12 @@ deps:
 stack: deps
 	bash packaging/stack/stack.sh
 
-# Debug builds (build, demo, test, check, stress) without debug information, an index store or LLVM's
-# check of the compiler's own output: a fresh clone's debug build of imgbake takes 51 s instead of 70
-# (`time swift build --product imgbake` into an empty scratch path, on the project's 2-core machine).
-# Every debug target takes the same flags, so none rebuilds what another built. For a debugger:
-# `swift build` by hand.
-DEBUG_FLAGS := --disable-index-store -debug-info-format none -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
+# Debug builds (build, demo, test, check, stress) without debug information or LLVM's check of the
+# compiler's own output, which a fresh clone's debug build spends most of its time on. The index store
+# stays: SwiftPM finds the test suites of `--build-tests` through it, and a clone without one fails
+# with "index store path does not exist". Every debug target takes the same flags, so none rebuilds
+# what another built. For a debugger: `swift build` by hand.
+DEBUG_FLAGS := -debug-info-format none -Xswiftc -Xfrontend -Xswiftc -disable-llvm-verify
 
 build: stack
 	$(SWIFT) build $(DEBUG_FLAGS) --product imgbake
