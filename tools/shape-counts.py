@@ -21,6 +21,7 @@
   coalescing maps   stored dictionaries whose values are tasks (`[Key: Task<…>]`) or entries that hold
                     waiters (a type with a `waiters` array): each a hand-made "one in-flight task per
                     key" with its own failure and eviction rules (maps of finished results are not counted)
+  task pools        uses of the one coalescing mechanism (`TaskPool<…>(` stored in a type), each named
   fabricated pages  pages serve makes up to reach the page plan (`LoadedPage(` under Serving/)
 
 Run from anywhere: `python3 tools/shape-counts.py` (ROOT defaults to the repository this file is in).
@@ -129,6 +130,17 @@ def coalescing_maps(files):
     return found
 
 
+def task_pools(files):
+    """["File.name", ...]: stored properties made as a `TaskPool`."""
+    found = []
+    for path in files:
+        for line in code(path):
+            match = re.search(r"\b(?:var|let)\s+(\w+)\s*=\s*TaskPool<", line)
+            if match:
+                found.append("%s.%s" % (os.path.basename(path)[:-len(".swift")], match.group(1)))
+    return found
+
+
 def main():
     pipeline = list(swift_files(PIPELINE))
     everything = list(swift_files(SOURCES))
@@ -161,6 +173,7 @@ def main():
     library = os.path.join(SOURCES, "ImgBake")
     long = long_functions([os.path.join(library, name) for name in ("Pipeline", "Rewriting", "Resolving")])
     maps = coalescing_maps(everything)
+    pools = task_pools(everything)
     fabricated = count(r"\bLoadedPage\(", list(swift_files(os.path.join(library, "Serving"))))
     print("| count | value |")
     print("|---|---|")
@@ -176,6 +189,7 @@ def main():
     print("| functions over 45 lines in Pipeline, Rewriting, Resolving | %d%s |" % (
         len(long), ": " + ", ".join("%s %s (%d)" % f for f in long) if long else ""))
     print("| coalescing maps | %d: %s |" % (len(maps), ", ".join(maps)))
+    print("| task pools | %d: %s |" % (len(pools), ", ".join(pools)))
     print("| pages fabricated in serve | %d |" % fabricated)
 
 

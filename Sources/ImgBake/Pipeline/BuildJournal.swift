@@ -58,7 +58,7 @@ struct BuildJournal: Sendable {
     /// with `--out`, the output they have stays as it is rather than being replaced by a copy.
     var left: Set<String> = []
     /// Copies being kept for plans whose turn has not come yet, by page (`prepare`).
-    var keeping: [String: Task<Bool, Never>] = [:]
+    let keeping = TaskPool<String, Bool>(keeping: .forTheBuild)
     /// The image names and keys of the pages' states share their storage: a site's pages use a few
     /// hundred images between them, and the states of every page are kept until the clean-up.
     private var strings = Interner()
@@ -86,7 +86,7 @@ struct BuildJournal: Sendable {
     /// turn does not wait for it.
     mutating func prepare(_ plan: PagePlan) {
         guard target.writesSite, let keep = plan.keep else { return }
-        keeping[plan.path] = startKeeping(keep)
+        keeping.replace(plan.path, with: startKeeping(keep))
     }
 
     /// Keeps a copy in the cache on the journal's threads; true once it is kept.
@@ -188,7 +188,7 @@ struct BuildJournal: Sendable {
         for index in pages.indices {
             guard let keep = pages[index].plan.keep else { continue }
             // A page left keeps no copy (one started ahead finishes unnamed, as a stray blob would).
-            let prepared = keeping.removeValue(forKey: pages[index].plan.path)
+            let prepared = keeping.take(pages[index].plan.path)
             guard pages[index].proceeds, !(await (prepared ?? startKeeping(keep)).value) else { continue }
             switch pages[index].state.copy {
             case .rewritten: pages[index].state.copy = .none

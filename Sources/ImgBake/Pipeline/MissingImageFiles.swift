@@ -1,5 +1,3 @@
-import Locking
-
 /// Image files pages name that are not there — removed by hand, by another tool, by an older imgbake —
 /// and what each can be written again from: the cache's record of what the name holds, with its blob
 /// checked, or, when the cache lost the blob, the image made again if it still gives the same bytes.
@@ -7,7 +5,7 @@ import Locking
 /// writes them.
 final class MissingImageFiles: Sendable {
     private let finder: Finder
-    private let files = Locked([String: Task<MissingFile, Never>]())
+    private let files = TaskPool<String, MissingFile>(keeping: .forTheBuild)
 
     init(run: BuildRun) {
         finder = Finder(store: run.store, cache: run.services.cache, manager: run.services.manager,
@@ -17,13 +15,7 @@ final class MissingImageFiles: Sendable {
     /// What the missing file `name` can be written from, or why it cannot be.
     func file(named name: String) async -> MissingFile {
         let finder = self.finder
-        let task = files.withLock { files in
-            if let task = files[name] { return task }
-            let task = Task { await finder.find(name) }
-            files[name] = task
-            return task
-        }
-        return await task.value
+        return await files.value(for: name) { Task { await finder.find(name) } }
     }
 
     /// The same for several names, in one call (a page built elsewhere names all its files at once).

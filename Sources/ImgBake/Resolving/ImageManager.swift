@@ -28,8 +28,9 @@ public actor ImageManager {
     let clock: any WallClock
 
     /// One task per original key for the whole build: in flight, then finished (records are small).
-    private var originals: [OriginalKey: Task<OriginalOutcome, Never>] = [:]
-    private var images: [ImageKey: Task<Resolution, Never>] = [:]
+    private let originals = TaskPool<OriginalKey, OriginalOutcome>(keeping: .forTheBuild)
+    /// One task per variant set while it runs; what it resolved is kept in `resolved` and `failed`.
+    private let images = TaskPool<ImageKey, Resolution>(keeping: .untilDone)
     /// Resolved images of this build, within a memory budget.
     private var resolved: MemoryCache<ImageKey, Resolution>
     /// Failures are kept whatever the budget (they are small), so a failing URL is asked once per build.
@@ -66,11 +67,7 @@ public actor ImageManager {
     public func resolve(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
         let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
         if let done = resolved.value(for: key) ?? failed[key] { return done }
-        if let running = images[key] { return await running.value }
-        let task = Task { await self.load(url, key) }
-        images[key] = task
-        let result = await task.value
-        images[key] = nil
+        let result = await images.value(for: key) { Task { await self.load(url, key) } }
         switch result {
         case .resolved(let image, _): resolved.set(result, for: key, cost: Self.cost(of: image))
         case .failed: failed[key] = result
@@ -102,8 +99,8 @@ public actor ImageManager {
 
     /// Cancels every load still running (at the end of a build that stops early).
     public func cancelAll() {
-        for task in originals.values { task.cancel() }
-        for task in images.values { task.cancel() }
+        originals.cancelAll()
+        images.cancelAll()
     }
 
     /// Approximate bytes a resolved image holds in memory.
@@ -115,10 +112,7 @@ public actor ImageManager {
 
     /// The original for `key`: joins the load in flight or finished in this build, or starts one.
     func original(_ source: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
-        if let task = originals[key] { return await task.value }
-        let task = Task { await self.loadOriginal(source, key: key, force: false) }
-        originals[key] = task
-        return await task.value
+        await originals.value(for: key) { Task { await self.loadOriginal(source, key: key, force: false) } }
     }
 
     /// Asks the origin about `source`'s cached original once for the rest of this manager's life, however
@@ -127,24 +121,21 @@ public actor ImageManager {
     /// resolves afterwards uses the answer.
     public func revalidate(_ source: ImageSource) async {
         let key = self.key(for: source)
-        guard originals[key] == nil else { _ = await originals[key]?.value; return }
-        let task = Task { await self.loadOriginal(source, key: key, force: false, revalidate: true) }
-        originals[key] = task
-        _ = await task.value
+        _ = await originals.value(for: key) { Task { await self.loadOriginal(source, key: key, force: false, revalidate: true) } }
     }
 
     /// Downloads the original again, whatever the cache says (its blob was damaged).
     func refetchOriginal(_ url: ImageSource, _ key: OriginalKey) async -> OriginalOutcome {
         // Found undecodable by another variant set of it in this build (`markFailed`): not fetched again.
-        if let task = originals[key], case .failed = await task.value { return await task.value }
+        if let task = originals.current(key), case .failed = await task.value { return await task.value }
         let task = Task { await self.loadOriginal(url, key: key, force: true) }
-        originals[key] = task
+        originals.replace(key, with: task)
         return await task.value
     }
 
     /// From now on in this build, the original for `key` is this failure (no new load).
     func markFailed(_ key: OriginalKey, _ failure: ImageFailure) {
-        originals[key] = Task { .failed(failure) }
+        originals.replace(key, with: Task { .failed(failure) })
     }
 
     nonisolated func now() -> Double { clock.now() }

@@ -31,7 +31,8 @@ actor ImageFiles {
     /// Where the files are checked and written.
     private let pool: WorkerPool
     private var prepared = false
-    private var files: [String: Task<Outcome, Never>] = [:]
+    /// Each file's check-and-write, once per build (a damaged one is forgotten: the next ask tries again).
+    private let files = TaskPool<String, Outcome>(keeping: .forTheBuild)
 
     private enum Outcome: Sendable {
         case there
@@ -60,22 +61,19 @@ actor ImageFiles {
         var result = ImageFilesWritten()
         var asked: [(OutputImage, Task<Outcome, Never>, fresh: Bool)] = []
         for output in outputs.sorted(by: { $0.fileName < $1.fileName }) {
-            if let task = files[output.fileName] {
-                asked.append((output, task, false))
-                continue
-            }
-            let cache = self.cache, target = directory + "/" + output.fileName
-            let task = Task<Outcome, Never>(executorPreference: pool) {
-                // Same name, same size: the same bytes (the name holds their hash).
-                if AtomicFile.size(of: target) == output.bytes { return .there }
-                switch await cache.copyBlob(output.blob, to: target) {
-                case .written: return .written
-                case .damaged(let why): return .damaged(why)
-                case .failed(let message): return .failed(message)
+            let cache = self.cache, target = directory + "/" + output.fileName, pool = self.pool
+            let (task, started) = files.task(for: output.fileName) {
+                Task<Outcome, Never>(executorPreference: pool) {
+                    // Same name, same size: the same bytes (the name holds their hash).
+                    if AtomicFile.size(of: target) == output.bytes { return .there }
+                    switch await cache.copyBlob(output.blob, to: target) {
+                    case .written: return .written
+                    case .damaged(let why): return .damaged(why)
+                    case .failed(let message): return .failed(message)
+                    }
                 }
             }
-            files[output.fileName] = task
-            asked.append((output, task, true))
+            asked.append((output, task, started))
         }
         // The first failed file by name: the next build on the same full disk names the same file.
         var failure: String?
@@ -91,7 +89,7 @@ actor ImageFiles {
                 result.damaged.insert(output.fileName)
                 if fresh { result.notes.append("cache: \(why) for \(output.fileName)") }
                 // Checked again by the next build, which makes it again.
-                if files[output.fileName] == task { files[output.fileName] = nil }
+                files.forget(output.fileName, ifStill: task)
             case .failed(let message):
                 failure = failure ?? message
             }

@@ -38,19 +38,13 @@ struct PackDraft: Sendable {
     init(originalBlob: BlobID) { self.originalBlob = originalBlob }
 }
 
-/// Packs read, known and being written, by key.
+/// Packs known and being written, by key.
 struct PackBook: Sendable {
-    enum Fetch: Sendable {
-        case running(Task<PackContents?, Never>)
-        case done(PackContents?)
-    }
-
     enum Known: Sendable {
         case absent
         case holds(PackContents)
     }
 
-    var fetches: [PackKey: Fetch] = [:]
     var remote: [PackKey: Known] = [:]
     var drafts: [PackKey: PackDraft] = [:]
     /// Originals' blobs found missing (or bad) in the remote: uploaded whatever their pack says.

@@ -47,6 +47,8 @@ public final class RemoteCache: Sendable {
     let state = Locked(RemoteState())
     let queue = Locked(UploadQueue())
     let book = Locked(PackBook())
+    /// Each pack read once per build, kept (nil: there is none).
+    let fetches = TaskPool<PackKey, PackContents?>(keeping: .forTheBuild)
     private let layoutTask = Locked<Task<LayoutState, Never>?>(nil)
     let markerWrite = Locked<Task<Void, Never>?>(nil)
     let clock: @Sendable () -> Double
@@ -171,21 +173,7 @@ public final class RemoteCache: Sendable {
     /// stay in the remote unless they are its output: SVG). What it held, or nil when there is none.
     /// Callers then find it in the local cache.
     func localise(_ key: PackKey) async -> PackContents? {
-        enum Step { case wait(Task<PackContents?, Never>), done(PackContents?) }
-        let step = book.withLock { book -> Step in
-            switch book.fetches[key] {
-            case .running(let task): return .wait(task)
-            case .done(let contents): return .done(contents)
-            case nil:
-                let task = Task { await self.fetchAndKeep(key) }
-                book.fetches[key] = .running(task)
-                return .wait(task)
-            }
-        }
-        switch step {
-        case .done(let contents): return contents
-        case .wait(let task): return await task.value
-        }
+        await fetches.value(for: key) { Task { await self.fetchAndKeep(key) } }
     }
 
     private func fetchAndKeep(_ key: PackKey) async -> PackContents? {
@@ -193,7 +181,6 @@ public final class RemoteCache: Sendable {
         if let pack { await keep(pack) }
         let contents = pack.map(PackContents.init)
         book.withLock { book in
-            book.fetches[key] = .done(contents)
             book.remote[key] = contents.map { .holds($0) } ?? .absent
         }
         if let pack, isWritable, clock() - pack.written > Self.refreshAge { refresh(key) }
