@@ -29,8 +29,9 @@ import Testing
     static func settings(_ target: OutputTarget) throws -> PlanSettings {
         let output = OutputSettings()
         return PlanSettings(target: target, fingerprint: "f1", publicPaths: ScanSettings().ownPrefixes, ownPublicPath: "/_img/",
-                            reports: true, output: output,
-                            rewriter: PageRewriter(output: output, images: ImageSettings(), renderer: try MarkupRenderer()),
+                            reports: true,
+                            rendering: PageRendering.Settings(rewriter: PageRewriter(output: output, images: ImageSettings(), renderer: try MarkupRenderer()),
+                                                              output: output),
                             siteImageNames: [])
     }
 

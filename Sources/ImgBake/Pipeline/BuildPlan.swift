@@ -106,9 +106,13 @@ struct BuildPlan: Sendable {
     /// `output.originals = "referenced"`, the site's image files, to see which each page mentions).
     func planSettings(siteImageNames: Set<String> = []) -> PlanSettings {
         PlanSettings(target: target, fingerprint: fingerprint, publicPaths: scanSettings.ownPrefixes, ownPublicPath: ownPublicPath,
-                     reports: reports, output: configuration.output,
-                     rewriter: PageRewriter(output: configuration.output, images: configuration.madeImages, renderer: renderer),
-                     siteImageNames: siteImageNames)
+                     reports: reports, rendering: renderingSettings, siteImageNames: siteImageNames)
+    }
+
+    /// How pages are rendered, in a build and in `imgbake serve`.
+    var renderingSettings: PageRendering.Settings {
+        PageRendering.Settings(rewriter: PageRewriter(output: configuration.output, images: configuration.madeImages, renderer: renderer),
+                               output: configuration.output)
     }
 
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.

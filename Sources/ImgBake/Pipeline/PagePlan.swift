@@ -171,8 +171,8 @@ struct PlanSettings: Sendable {
     /// `public_path` as references to the images folder start.
     var ownPublicPath: String
     var reports: Bool
-    var output: OutputSettings
-    var rewriter: PageRewriter
+    /// How pages are rendered.
+    var rendering: PageRendering.Settings
     /// With `--out` and `output.originals = "referenced"`: the site's image files, to see which a page mentions.
     var siteImageNames: Set<String>
 }
@@ -313,25 +313,26 @@ extension PagePlan {
         /// when the page is not to be written.
         func built(_ loaded: LoadedPage, _ model: PageModel) -> PagePlan {
             let images = input.images
-            let priority = model.priority(output: settings.output, plan: settings.rewriter.plan, images: images)
-            var notes = Notes(diagnostics: loaded.notes + model.diagnostics + images.failureWarnings(model),
-                              report: settings.reports ? Self.report(model, images, priority) : nil,
-                              references: model.scan.references.count)
-            guard target.rewritesPages, page.writable else { return readOnly(model, notes) }
-            let rewrite = model.requests.map {
-                settings.rewriter.rewrite(model.scan, requests: $0, layouts: model.layouts, images: images.image(for:), priority: priority,
-                                          inline: { images.inline[$0.blob] }, pending: { images.pending[$0] })
-            } ?? PageRewrite(bytes: nil, outputs: [], diagnostics: [], localised: 0)
-            let write = rewrite.bytes.map { bytes in
+            guard target.rewritesPages, page.writable else {
+                let priority = PageRendering.priority(model, images, settings.rendering)
+                return readOnly(model, Notes(diagnostics: loaded.notes + PageRendering.notes(model, images),
+                                             report: settings.reports ? Self.report(model, images, priority) : nil,
+                                             references: model.scan.references.count))
+            }
+            let rendering = PageRendering.render(model, images, settings.rendering)
+            let rewrite = rendering.rewrite
+            var notes = Notes(diagnostics: loaded.notes + rendering.diagnostics,
+                              report: settings.reports ? Self.report(model, images, rendering.priority) : nil,
+                              references: rendering.references)
+            let write = rendering.bytes.map { bytes in
                 let hash = BlobID(of: bytes)
                 return Write(bytes: bytes, hash: hash, isSource: hash == loaded.hash)
             } ?? Write(bytes: loaded.bytes, hash: loaded.hash, isSource: true)
             let uses = model.uses(rewrite, publicPaths: settings.publicPaths)
-            let made = rewrite.outputs.sorted { $0.fileName < $1.fileName }
-            notes.diagnostics += rewrite.diagnostics
+            let made = rendering.files
             notes.outputs = outputRecords(made, images)
             notes.localised = rewrite.localised
-            let complete = model.requests != nil && images.resolvesAll(model) && model.scan.diagnostics.isEmpty && rewrite.diagnostics.isEmpty
+            let complete = rendering.complete
             let (copy, keep): (PageCopy, Write?) = if target.rewritesSources && !write.isSource {
                 copyOverSource(loaded, write)
             } else if target.keepsWrittenPages && rewrite.bytes != nil {
@@ -400,7 +401,7 @@ extension PagePlan {
                 }
             }
             // What would stay remote; a missing alt is not that (build.require_alt = "error" fails a build on it).
-            for diagnostic in model.diagnostics where diagnostic.severity == .warning && diagnostic.message != HTMLScanner.missingAltMessage {
+            for diagnostic in model.diagnostics where diagnostic.severity == .warning && diagnostic.code != .missingAlt {
                 remaining.append(Diagnostic(.error, diagnostic.message, at: diagnostic.location))
             }
             return remaining

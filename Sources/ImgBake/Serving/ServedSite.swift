@@ -1,11 +1,12 @@
 import Foundation
 import Locking
 
-/// `imgbake serve`'s side of the library: the pages a generator's dev server answers, each planned as a
-/// build plans a page (`PagePlan.make`, with the dev server as the output target), and the image files
-/// those pages name, answered from the cache. Nothing is written but the cache.
+/// `imgbake serve`'s side of the library: the pages a generator's dev server answers, each rendered as a
+/// build renders a page it writes (`PageRendering`, which `PagePlan` uses; a served page has no site
+/// file, state or journal, so it is not planned), and the image files those pages name, answered from
+/// the cache. Nothing is written but the cache.
 ///
-///     upstream page ─▶ scan ─▶ PageModel ─▶ images: made before (cache) │ not yet (a pending URL) ─▶ PagePlan.make ─▶ bytes
+///     upstream page ─▶ scan ─▶ PageModel ─▶ images: made before (cache) │ not yet (a pending URL) ─▶ PageRendering ─▶ bytes
 ///     /_img/NAME ─▶ a file a page was given: its blob
 ///     /_img/pending/ID ─▶ ImageDemand (coalesced per image) ─▶ the widest file in the source's format
 ///
@@ -20,7 +21,7 @@ public final class ServedSite: Sendable {
     let plan: BuildPlan
     let services: BuildServices
     let demand: ImageDemand
-    let settings: PlanSettings
+    let settings: PageRendering.Settings
     /// The dev server the pages come from, which also serves the site's own images.
     public let upstream: RemoteURL
     /// The path the browser asks image files under (`output.public_path`, made local when it is a CDN's).
@@ -91,7 +92,7 @@ public final class ServedSite: Sendable {
         self.services = services
         self.demand = demand
         self.upstream = upstream
-        settings = plan.planSettings()
+        settings = plan.renderingSettings
         imagesPath = plan.ownPublicPath
         styles = ServedStyles(downloader: services.downloader, upstream: upstream, siteRoot: plan.configuration.output.siteRoot,
                               settings: plan.scanSettings)
@@ -159,20 +160,16 @@ public final class ServedSite: Sendable {
         let key = PageKey(path: path, bytes: BlobID(of: bytes), styles: styles.generation)
         let model = PageModel(scan, settings: plan.pageSettings, styles: styles)
         let (images, counts) = await self.images(of: model)
-        let loaded = LoadedPage(path: path, bytes: bytes, hash: key.bytes, siteStamp: FileStamp(size: bytes.count, modified: 0))
-        var input = PageInput(page: PageToBuild(path: path, source: .siteFile), source: .success(loaded))
-        input.gathered = .scanned(model)
-        input.images = images
-        let planned = PagePlan.make(input, settings)
+        let rendering = PageRendering.render(model, images, settings)
         files.withLock { files in
-            for file in planned.imageFiles {
+            for file in rendering.files {
                 files[file.fileName] = ServedFile(blob: file.blob, contentType: Self.contentType(of: file.fileName))
             }
         }
         var page = ServedPage(counts)
-        page.bytes = planned.write.flatMap { $0.isSource ? nil : $0.bytes }
-        page.references = planned.references
-        page.diagnostics = planned.diagnostics
+        page.bytes = rendering.bytes.flatMap { $0 == bytes ? nil : $0 }
+        page.references = rendering.references
+        page.diagnostics = rendering.diagnostics
         counters.withLock { $0.pages += 1 }
         if page.images.pending == 0 {
             let cost = (page.bytes?.count ?? 0) + 256
