@@ -220,6 +220,9 @@ import Vips
         let warned = try await site.build(config { $0.requireAlt = .warn })
         #expect(warned.exitCode == 0)
         #expect(warned.diagnostics.filter { $0.message.contains("without alt") }.map(\.description).map { $0.prefix(14) } == ["a.html:2:3: wa"])
+        // The build decides on the code it carries, not on the message's text.
+        #expect(warned.diagnostics.filter { $0.code == .missingAlt }.map(\.message).allSatisfy { $0.contains("without alt") })
+        #expect(warned.diagnostics.filter { $0.code == .missingAlt }.count == 1)
         let failed = try await site.build(config { $0.requireAlt = .error; $0.fetch.policy = .refresh })
         #expect(failed.exitCode == 1 && failed.diagnostics.contains { $0.severity == .error && $0.message.contains("without alt") })
         let quiet = try await site.build(config { $0.requireAlt = .off; $0.fetch.policy = .refresh })

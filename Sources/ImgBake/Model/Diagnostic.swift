@@ -24,16 +24,27 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         case unwritable
     }
 
+    /// What the build decides on a diagnostic by, where it decides anything: never its message's text.
+    public enum Code: String, Sendable, Hashable {
+        /// Said, and nothing more is decided on it.
+        case general
+        /// An `<img>` without alt: fails the build with `build.require_alt = "error"`, and is not
+        /// something `--check` lists (the reference is localised all the same).
+        case missingAlt = "missing-alt"
+    }
+
     public var severity: Severity
     public var location: SourceLocation?
     public var message: String
+    public var code: Code
     /// Set when the diagnostic is about a reference left as it is, and why.
     public var keptReference: KeptReference?
 
-    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil, kept: KeptReference? = nil) {
+    public init(_ severity: Severity, _ message: String, at location: SourceLocation? = nil, code: Code = .general, kept: KeptReference? = nil) {
         self.severity = severity
         self.message = message
         self.location = location
+        self.code = code
         keptReference = kept
     }
 

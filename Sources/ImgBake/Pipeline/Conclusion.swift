@@ -98,7 +98,7 @@ extension BuildRun {
             result.diagnostics.removeAll { failing.contains([$0.message, $0.location?.description ?? ""]) }
         }
         if config.strict && (summary.imagesFailed > 0 || diagnostics.contains { $0.keptReference != nil }) { result.exitCode = 1 }
-        if config.requireAlt == .error, diagnostics.contains(where: { $0.message == HTMLScanner.missingAltMessage }) { result.exitCode = 1 }
+        if config.requireAlt == .error, diagnostics.contains(where: { $0.code == .missingAlt }) { result.exitCode = 1 }
         result.diagnostics = result.diagnostics.map { settleSeverity($0, exitCode: result.exitCode) }
         if plan.reports {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics)

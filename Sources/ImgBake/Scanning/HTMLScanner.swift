@@ -124,7 +124,7 @@ private struct Found {
             if let srcset = element.attribute("srcset") { self.srcset(.imgSrcset, srcset) }
             if let missingAlt, element.attribute("alt") == nil {
                 diagnostics.append(Diagnostic(missingAlt, HTMLScanner.missingAltMessage,
-                                              at: file.location(ofByte: element.tagRange.lowerBound + shift)))
+                                              at: file.location(ofByte: element.tagRange.lowerBound + shift), code: .missingAlt))
             }
         case ("html", "source") where element.parentTag == "picture":
             if let srcset = element.attribute("srcset") { self.srcset(.sourceSrcset, srcset) }
