@@ -165,3 +165,16 @@ package final class EmptyRemote: RemoteCaching {
     /// Originals, variants and whole images the build told the remote about.
     package var notes: (originals: Int, variants: Int, done: Int) { noted.withLock { $0 } }
 }
+
+/// An image stage that makes nothing again: what the images folder asks of it is counted, and answered
+/// with nil (not this build's to make), so a file whose blob is damaged is unavailable.
+package final class NoRepairs: ImageRepairing {
+    package let asked = Locked<[OriginalKey]>([])
+
+    package init() {}
+
+    package func repair(_ wanted: ImageDemand.Wanted) async -> Resolution? {
+        asked.withLock { $0.append(wanted.key) }
+        return nil
+    }
+}

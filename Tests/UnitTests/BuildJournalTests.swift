@@ -36,7 +36,12 @@ import ImgBakeTestSupport
         func journal() throws -> BuildJournal {
             var config = Configuration(site: site, cacheDirectory: folder.path + "/cache", jobs: 2)
             if target.separateOutput { config.outputDirectory = out }
-            return BuildJournal(plan: try BuildPlan(config, now: 0), store: store, cache: blobs, pool: pool)
+            return journal(try BuildPlan(config, now: 0), store: store)
+        }
+
+        /// A journal of `plan` writing through an images folder of its own.
+        func journal(_ plan: BuildPlan, store: any SiteStates) -> BuildJournal {
+            BuildJournal(plan: plan, store: store, folder: ImagesFolder(plan, store: store, cache: blobs, repairs: NoRepairs(), pool: pool), pool: pool)
         }
 
         /// The page's plan as the stream would make it: read from the site now, its images' blobs in the cache.
@@ -93,7 +98,7 @@ import ImgBakeTestSupport
         settings.fingerprint = plan.state.fingerprint
         plan = PagePlan.make(input, settings)
         let intents = InMemorySiteStates()
-        var journal = BuildJournal(plan: try world.journal().plan, store: intents, cache: world.blobs, pool: world.pool)
+        var journal = world.journal(try world.journal().plan, store: intents)
         try await journal.apply([plan])
         let new = try #require(plan.write).hash
         // Until the turn's states are recorded, the store holds the intent.
@@ -183,7 +188,7 @@ import ImgBakeTestSupport
         contents.placed = ["_img/gone-0123456789-320.webp": .image]
         contents.seal = SiteSeal(digest: "d", keys: [], sources: "0", images: [])
         let store = InMemorySiteStates(contents)
-        var journal = BuildJournal(plan: try world.journal().plan, store: store, cache: world.blobs, pool: world.pool)
+        var journal = world.journal(try world.journal().plan, store: store)
         await journal.begin()
         try await journal.apply([try world.plan()])
         await journal.flush()

@@ -1,59 +1,8 @@
-/// The journal's effects beyond the pages the stream built: lost outputs written again, the rest of the
-/// site, the removal of what nothing uses, the seal. The order, and why a build stopped anywhere in it
+/// The journal's effects beyond the pages the stream built: the rest of the site, the removal of what
+/// nothing uses, the seal. The order, and why a build stopped anywhere in it
 /// leaves a site the next build completes, is argued at `BuildJournal`.
 extension BuildJournal {
-    /// With `--out`, lost outputs written again from the cache: the image files (recorded as placed
-    /// first), then each page from the copy kept of it, as its last build wrote it. Returns the stamps of
-    /// the pages written (a page whose image files the cache could not give back is not).
-    mutating func restore(images: [OutputImage], pages: [PageState]) async throws(BuildError) -> [String: FileStamp] {
-        var placed: [OutputPath: PlacedFile] = [:]
-        for image in images where !named.contains(image.fileName) {
-            named.insert(image.fileName)
-            placed[plan.placedImage(image.fileName)] = .image
-        }
-        await store.record(placed: placed)
-        let written = try await files.write(images)
-        ledger.files.add(written)
-        ledger.diagnostics += written.notes.map { Diagnostic(.note, $0) }
-        for name in written.placed { place(plan.placedImage(name), .image) }
-        let restorable = pages.filter { $0.images.allSatisfy { !written.damaged.contains($0) } }
-        await store.record(placed: Dictionary(restorable.map { ($0.path, PlacedFile.mirror) }, uniquingKeysWith: { $1 }))
-        let stamps = try await restorePages(restorable)
-        for path in stamps.keys { place(path, .mirror) }
-        return stamps
-    }
-
-    /// Each page written as its last build did, from its kept copy (verified), `pool`'s threads at once.
-    /// A page missing from the result is to be built.
-    private func restorePages(_ pages: [PageState]) async throws(BuildError) -> [String: FileStamp] {
-        let writer = PageWriter(site: plan.configuration.site, outputRoot: plan.configuration.outputRoot)
-        let store = self.store, pool = self.pool
-        let results = await withTaskGroup(of: Result<(String, FileStamp)?, BuildError>.self) { group in
-            for state in pages {
-                group.addTask(executorPreference: pool) {
-                    guard let blob = state.kept, let bytes = store.keptPage(blob) else { return .success(nil) }
-                    do throws(BuildError) {
-                        return .success(try writer.write(state.path, bytes).map { (state.path, $0) })
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-            }
-            return await group.reduce(into: [Result<(String, FileStamp)?, BuildError>]()) { $0.append($1) }
-        }
-        var stamps: [String: FileStamp] = [:]
-        for result in results {
-            switch result {
-            case .success(let written?): stamps[written.0] = written.1
-            case .success(nil): break
-            case .failure(let error): throw error
-            }
-        }
-        return stamps
-    }
-
-    /// After the stream: the state of every other page of the site (unchanged, or written again from the
-    /// cache), temporaries a killed build left in the output's folders removed, and with `--out` the
+    /// After the stream: the state of every other page of the site (unchanged), temporaries a killed build left in the output's folders removed, and with `--out` the
     /// rest of the site copied into the output.
     mutating func complete(_ triage: PageTriage, _ inventory: SiteInventory) async throws(BuildError) {
         let config = plan.configuration
@@ -63,7 +12,7 @@ extension BuildJournal {
         if ledger.files.again > 0 {
             ledger.diagnostics.append(Diagnostic(.note, "wrote \(ledger.files.again) missing image file(s) again that pages still refer to"))
         }
-        // Every page has a state by now (built, unchanged, restored); one that has none yet (none
+        // Every page has a state by now (built, restored, unchanged); one that has none yet (none
         // should) is left unsettled rather than forgotten.
         let settled = Set(ledger.states.map(\.path))
         for path in inventory.pages where !settled.contains(path) {

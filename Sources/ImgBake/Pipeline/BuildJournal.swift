@@ -34,8 +34,9 @@
 struct BuildJournal: Sendable {
     let plan: BuildPlan
     let store: any SiteStates
-    /// Writes the images folder's files from the cache's blobs, each once per build.
-    let files: ImageFiles
+    /// The images folder: whether a file is there, and its files written from the cache's blobs, each
+    /// once per build.
+    let folder: ImagesFolder
     /// Where the journal's blocking writes run (pages, kept copies, copies of site files).
     let pool: WorkerPool
     /// What the journal did; only the journal writes it.
@@ -47,9 +48,7 @@ struct BuildJournal: Sendable {
     /// Placed files and image file origins not recorded yet.
     var unrecordedPlaced: [OutputPath: PlacedFile] = [:]
     var unrecordedOutputs: [OutputRecord] = []
-    /// Image files named so far, there or recorded as placed before they were written; and those whose
-    /// origin is recorded this build (once each).
-    var named: Set<String> = []
+    /// Image files whose origin is recorded this build (once each).
     var recordedOutputs: Set<String> = []
     /// What the store says imgbake placed in the output, once the mirror has read it (the clean-up
     /// reads it then, or itself).
@@ -66,11 +65,11 @@ struct BuildJournal: Sendable {
     /// Page states recorded together (one transaction).
     static let recordBatch = 256
 
-    init(plan: BuildPlan, store: any SiteStates, cache: any BlobFiles, pool: WorkerPool) {
+    init(plan: BuildPlan, store: any SiteStates, folder: ImagesFolder, pool: WorkerPool) {
         self.plan = plan
         self.store = store
         self.pool = pool
-        files = ImageFiles(cache: cache, directory: plan.imagesFolder, pool: pool)
+        self.folder = folder
         ledger = SiteLedger(report: plan.reports ? ReportBuilder(configuration: plan.configuration, check: plan.target.listsRemaining) : nil)
     }
 
@@ -136,13 +135,13 @@ struct BuildJournal: Sendable {
 
     /// Step 1: the image files the turn is about to add, recorded as placed before they are written.
     private mutating func recordPlacedAhead(_ turn: [PagePlan]) async {
-        let folder = plan.imagesFolder + "/"
         var placed: [OutputPath: PlacedFile] = [:]
         for page in turn {
-            let missing = page.missing.compactMap { use -> String? in if case .writable = use.file { use.use.name } else { nil } }
-            for name in page.imageFiles.map(\.fileName) + missing where !named.contains(name) {
-                named.insert(name)
-                if FileStamp.of(folder + name) == nil { placed[plan.placedImage(name)] = .image }
+            let missing = page.missing.compactMap { use -> String? in use.file.isWritable ? use.use.name : nil }
+            // A file there was recorded when it was placed (or is the user's); one recorded now and
+            // written at this turn is there for the next.
+            for name in page.imageFiles.map(\.fileName) + missing where !folder.isThere(name) {
+                placed[plan.placedImage(name)] = .image
             }
         }
         await store.record(placed: placed)
@@ -154,24 +153,24 @@ struct BuildJournal: Sendable {
     private func writeImageFiles(_ plan: PagePlan) async throws(BuildError) -> Carried {
         var page = Carried(plan)
         guard plan.writes else { return page }
-        page.files = try await files.write(plan.imageFiles)
+        page.files = try await folder.write(plan.imageFiles)
         if !page.files.damaged.isEmpty {
             page.leave("cache: a file of this page's images was damaged while the build ran; left for the next build")
             return page
         }
-        let folder = self.plan.imagesFolder + "/"
-        for missing in plan.missing where FileStamp.of(folder + missing.use.name) == nil {
+        for missing in plan.missing where !folder.isThere(missing.use.name) {
             let why: String
             switch missing.file {
             case .writable(let image):
-                var written = try await files.write([image])
+                var written = try await folder.write([image])
                 guard written.damaged.isEmpty else {
                     why = "the cache's copy of it was damaged while the build ran; build again"
                     break
                 }
                 // Counted, and said, as written again: it was there before (not for a page written as a
-                // build for another output made it, whose files this output never had).
-                if plan.outcome != .reused { written.again = written.placed.count }
+                // build for another output made it, whose files this output never had, nor for a page
+                // whose whole output was lost, which is said as restored).
+                if plan.outcome != .reused && plan.outcome != .restored { written.again = written.placed.count }
                 page.files.add(written)
                 continue
             case .unavailable(let reason): why = reason
@@ -259,7 +258,7 @@ struct BuildJournal: Sendable {
         ledger.pages.count(page, written: carried.written)
         ledger.files.add(files)
         if let entries = page.report { ledger.report?.add(entries) }
-        if page.outcome == .unchanged { ledger.report?.add(unchanged: state) }
+        if page.outcome == .unchanged || page.outcome == .restored { ledger.report?.add(unchanged: state) }
         // With `--out`, a page's output is imgbake's: written, copied, or (unchanged) its rewrite as the
         // last build wrote it, which the copying of the rest of the site leaves.
         if carried.placed || (page.outcome == .unchanged && target.separateOutput && state.output != nil) { place(page.path, .mirror) }

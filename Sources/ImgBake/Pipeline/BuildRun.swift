@@ -3,14 +3,15 @@
 /// through the journal (`BuildJournal`), which records what it did in the ledger.
 ///
 ///     inventory ─▶ triage ──┬─ unchanged ──────────────────────────────────────────────────┐
-///     (walk the    (page    ├─ outputs lost (--out) ─▶ restoreLost ─▶ journal.restore ──────┤
-///      site)       states,  └─ to build ─▶ buildPages, `window` pages at once:              │
-///                  seal,         gather (read, scan, images) ─▶ PagePlan.make (pure)        │
+///     (walk the    (page    └─ to build (new, changed, --out output lost) ─▶ buildPages,   │
+///      site)       states,       `window` pages at once:                                    │
+///                  seal,         gather (read or kept copy, scan, images) ─▶ PagePlan.make  │
 ///                  sources)      ─▶ turns in path order ─▶ journal.apply ─▶ SiteLedger ◀────┘
-///                                     ▲                                        │
-///                 ImageDemand ────────┘                                        ▼
-///                 (each image once: ImageManager,          journal.complete (states of every page;
-///                  cache, download, transform)             --out: the rest of the site copied)
+///                      │              ▲         │                              │
+///                      └─▶ ImagesFolder ◀───────┘ (is a file there; what a    ▼
+///                 ImageDemand ◀── repair ─┘  missing one is written from;  journal.complete (states
+///                 (each image once: ImageManager,  the folder's writes)    of every page; --out: the
+///                  cache, download, transform)                             rest of the site copied)
 ///                                                                              │
 ///     conclude ◀── finish (cache use, uploads, size budget) ◀── journal.seal ◀── journal.cleanUp
 ///
@@ -37,14 +38,15 @@ struct BuildRun: Sendable {
 
     /// The stages after the seal did not hold: from the triage of the pages to the conclusion.
     func rebuild(_ inventory: SiteInventory, previous: [String: PageState]) async throws(BuildError) -> BuildResult {
-        var journal = BuildJournal(plan: plan, store: store, cache: services.cache, pool: services.journal)
-        await journal.begin()
-        let triage = try await restoreLost(await self.triage(inventory, previous: previous), &journal)
-        await services.anticipateRemoteMisses()
         let demand = ImageDemand(manager: services.manager, limit: plan.configuration.fetch.concurrency + 2 * plan.configuration.jobs,
                                  shard: plan.configuration.shard, observe: { [progress] done, total in
                                      progress.update { $0.imagesResolved = done; $0.imagesTotal = total }
                                  })
+        let folder = ImagesFolder(plan, store: store, cache: services.cache, repairs: demand, pool: services.journal)
+        var journal = BuildJournal(plan: plan, store: store, folder: folder, pool: services.journal)
+        await journal.begin()
+        let triage = await self.triage(inventory, previous: previous, folder: folder)
+        await services.anticipateRemoteMisses()
         try await buildPages(triage, inventory, demand: demand, journal: &journal)
         if plan.target.writesSite {
             try await journal.complete(triage, inventory)

@@ -128,9 +128,9 @@ extension BuildRun {
     private func summarize(_ outcome: BuildOutcome) -> BuildSummary {
         var summary = BuildSummary()
         summary.pagesScanned = outcome.ledger.pages.scanned
-        summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pages.unchanged
+        summary.pagesUnchanged = outcome.triage.unchangedCount + outcome.ledger.pages.unchanged + outcome.ledger.pages.restored
         summary.nothingChanged = outcome.triage.sealed != nil
-        summary.pagesRestored = outcome.triage.restored.count
+        summary.pagesRestored = outcome.ledger.pages.restored
         summary.pagesReused = outcome.ledger.pages.reused
         summary.references = outcome.ledger.pages.references
         summary.referencesLocalised = outcome.ledger.pages.localised

@@ -14,6 +14,9 @@ struct PagePlan: Sendable {
         case asItIs
         /// Written as a build for another output made it, from the copy kept of it.
         case reused
+        /// With `--out`, its output lost: written again from the copy the cache kept of it as this
+        /// output's last build wrote it (its files too), not read, scanned or rewritten.
+        case restored
         /// Read for what it uses, not written.
         case notWritten(NotWritten)
         /// Too deep to parse: left as it is (copied with `--out`), every output name in it kept in use.
@@ -130,6 +133,9 @@ struct PageInput: Sendable {
         /// A copy a build for another output kept, of the same source, with the same settings and images
         /// still as they were: the page may be written from it.
         case builtElsewhere(PageElsewhere)
+        /// With `--out`, the copy this output's last build kept of the page, whose output is gone, with
+        /// every file it names there or writable from the cache.
+        case lostOutput(PageElsewhere)
         /// Its one scan, with its images.
         case scanned(PageModel)
         /// Nested too deep to parse.
@@ -154,6 +160,8 @@ struct PageElsewhere: Sendable {
 enum MissingFile: Sendable, Equatable {
     case writable(OutputImage)
     case unavailable(String)
+
+    var isWritable: Bool { if case .writable = self { true } else { false } }
 }
 
 /// A file the page uses that was missing, where the page names it.
@@ -229,8 +237,12 @@ extension PagePlan {
             switch input.gathered {
             case .scanned(let model): return built(loaded, model)
             case .tooDeep: return unparsed(loaded)
+            case .lostOutput(let copy):
+                if let restored = reused(loaded, copy, as: .restored) { return restored }
+                return failed(Diagnostic(.warning, "the copy the cache kept of this page does not fit it; left for the next build",
+                                         at: SourceLocation(file: page.path, line: 1, column: 1)))
             case .builtElsewhere(let other):
-                if let reused = reused(loaded, other) { return reused }
+                if let reused = reused(loaded, other, as: .reused) { return reused }
                 return failed(Diagnostic(.warning, "the copy another build kept of this page does not fit it; left for the next build",
                                          at: SourceLocation(file: page.path, line: 1, column: 1)))
             case .source:
@@ -271,15 +283,16 @@ extension PagePlan {
             return plan(.unchanged, state: state)
         }
 
-        /// Built for another output from the same source, with the same settings and originals: written
-        /// from the copy that build kept, not scanned or rewritten (its image files come from the cache).
-        func reused(_ loaded: LoadedPage, _ other: PageElsewhere) -> PagePlan? {
+        /// Built for another output (`.reused`), or for this one before its output was lost
+        /// (`.restored`), from the same source, with the same settings and originals: written from the
+        /// copy that build kept, not scanned or rewritten (its image files come from the cache).
+        func reused(_ loaded: LoadedPage, _ other: PageElsewhere, as outcome: Outcome) -> PagePlan? {
             guard page.writable, target.writesSite,
                   PageElsewhere.matches(other.state, fingerprint: settings.fingerprint, sourceHash: loaded.hash) else { return nil }
             let start = SourceLocation(file: page.path, line: 1, column: 1)
             let missing = missingUses(other.state.images.map { OutputUse(name: $0, location: start) }, made: [])
             // Every file it names is there, or can be written from the cache.
-            guard missing.allSatisfy({ if case .writable = $0.file { true } else { false } }) else { return nil }
+            guard missing.allSatisfy(\.file.isWritable) else { return nil }
             let write = Write(bytes: other.bytes, hash: other.hash, isSource: false)
             let (copy, keep) = target.rewritesSources ? copyOverSource(loaded, write) : (.written(kept: other.hash, output: nil), nil)
             // Its state is that build's (the same source, settings and images) but for what is this output's.
@@ -287,7 +300,7 @@ extension PagePlan {
             state.stamp = loaded.siteStamp
             state.copy = copy
             state.mentions = mentions(other.bytes)
-            return plan(.reused, state: state, Effects(write: write, keep: keep, missing: missing))
+            return plan(outcome, state: state, Effects(write: write, keep: keep, missing: missing))
         }
 
         /// In place, a page written over its source: the source is kept, so that the page can be built

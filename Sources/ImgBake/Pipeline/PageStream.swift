@@ -16,7 +16,7 @@ extension BuildRun {
     /// page stage's threads (`BuildServices.pages`); plans are handed to the journal in path order as
     /// they are ready, a turn at a time, while later pages are still being planned.
     func buildPages(_ triage: PageTriage, _ inventory: SiteInventory, demand: ImageDemand, journal: inout BuildJournal) async throws(BuildError) {
-        let gatherer = await PageGatherer(self, demand: demand, checked: triage.sources)
+        let gatherer = await PageGatherer(self, demand: demand, folder: journal.folder, checked: triage.sources)
         let settings = planSettings(inventory)
         let pages = triage.toBuild, pool = services.pages
         var failure: BuildError?
@@ -83,8 +83,10 @@ struct Turns {
 
 /// Everything a page's plan is made from, gathered for one page at a time: its source read once (the
 /// site file, or in place the source the cache kept), its one scan, its images resolved — and their
-/// cached files checked, so that a damaged blob is repaired here, before planning, not found while
-/// writing — the files it names that are missing, and a copy another output's build kept of it.
+/// cached files checked by the images folder, so that a damaged blob is repaired here, before
+/// planning, not found while writing — the files it names that are missing, and a copy the cache kept
+/// of it (as this output's last build wrote it when that output is lost, or as a build for another
+/// output wrote it).
 /// Blocking work (reads, parses, blob checks) runs on the thread of the page's task: the page stage's
 /// own (`BuildServices.pages`).
 struct PageGatherer: Sendable {
@@ -92,7 +94,8 @@ struct PageGatherer: Sendable {
     let store: any SiteStates
     let cache: any BlobFiles
     let demand: ImageDemand
-    let missingFiles: MissingImageFiles
+    /// Whether each file a page names is there, and what a missing one is written from.
+    let folder: ImagesFolder
     /// The images' originals, checked as pages built elsewhere need them.
     let sources: SourceChecks
     /// Whether a page may be written as a build for another output made it: the plan allows it and
@@ -100,33 +103,30 @@ struct PageGatherer: Sendable {
     let reusesPages: Bool
     /// Pages are counted as they are scanned (or found unchanged), not when their images are in.
     let progress: BuildProgress
-    /// Image files seen in the images folder (nothing removes one while pages are built), and those
-    /// absent whose blob was found whole: neither is looked at again.
-    private let seen = Locked(SeenFiles())
     /// The bytes of files small enough to be written into a page, each read (and its hash checked) once
     /// per build however many pages use it; nil where the blob could not be read.
     private let inlinable = Locked([BlobID: [UInt8]?]())
 
-    private struct SeenFiles {
-        var there: Set<String> = []
-        /// Absent, with a whole blob to be written from (an image's file).
-        var writable: Set<String> = []
-        /// Absent, and writable from the cache's record of the name (a page built elsewhere names it).
-        var restorable: Set<String> = []
-    }
-
-    init(_ run: BuildRun, demand: ImageDemand, checked sources: SourceCheck) async {
+    init(_ run: BuildRun, demand: ImageDemand, folder: ImagesFolder, checked sources: SourceCheck) async {
         plan = run.plan
         store = run.store
         cache = run.services.cache
         self.demand = demand
-        missingFiles = MissingImageFiles(run: run)
+        self.folder = folder
         self.sources = SourceChecks(run: run, checked: sources)
         reusesPages = run.plan.reusesPagesBuiltElsewhere ? await run.store.anyBuiltElsewhere() : false
         progress = run.progress
     }
 
     func gather(_ page: PageToBuild) async -> PageInput {
+        var page = page
+        if case .lostOutput(let copy) = page.source {
+            if let input = await lost(page, copy) {
+                progress.update { $0.pagesUnchanged += 1 }
+                return input
+            }
+            page.source = .siteFile
+        }
         var input = PageInput(page: page, source: load(page))
         guard case .success(let loaded) = input.source else { return input }
         if PagePlan.isUnchanged(page, loaded) {
@@ -191,18 +191,28 @@ struct PageGatherer: Sendable {
         candidates: for other in store.builtElsewhere(path: page.path)
         where PageElsewhere.matches(other, fingerprint: plan.fingerprint, sourceHash: loaded.hash) {
             guard let copy = other.kept, await sources.holds(other.keys, other.sources), let bytes = store.keptPage(copy) else { continue }
-            // Files seen there are not looked at again, nor those found writable from the cache (the journal
-            // looks again before it writes one).
-            let (unknown, restorable) = seen.withLock { seen in
-                (other.images.filter { !seen.there.contains($0) && !seen.restorable.contains($0) }, other.images.filter(seen.restorable.contains))
-            }
-            let absent = unknown.filter { !isThere($0) }
-            let missing = await missingFiles.files(named: absent + restorable)
-            guard missing.values.allSatisfy({ if case .writable = $0 { true } else { false } }) else { continue candidates }
-            seen.withLock { $0.restorable.formUnion(absent) }
+            let missing = await folder.absent(among: other.images)
+            guard missing.values.allSatisfy(\.isWritable) else { continue candidates }
             return (PageElsewhere(state: other, bytes: bytes, hash: copy), missing)
         }
         return nil
+    }
+
+    /// With `--out`, a page whose last build holds and whose output is gone: the copy the cache kept of
+    /// it as written, when every file it names is there or can be written from the cache. Its site file
+    /// is not read (the triage found it with the stamp recorded); nil when the page is to be read and
+    /// built instead (the copy is gone or damaged, a file cannot be had).
+    private func lost(_ page: PageToBuild, _ copy: BlobID) async -> PageInput? {
+        guard let previous = page.previous, let stamp = page.stamp, let sourceHash = previous.sourceHash,
+              let bytes = store.keptPage(copy) else { return nil }
+        let missing = await folder.absent(among: previous.images)
+        guard missing.values.allSatisfy(\.isWritable) else { return nil }
+        // The source is known by its hash only: it is not read.
+        let source = LoadedPage(path: page.path, bytes: [], hash: sourceHash, siteStamp: stamp)
+        var input = PageInput(page: page, source: .success(source))
+        input.gathered = .lostOutput(PageElsewhere(state: previous, bytes: bytes, hash: copy))
+        input.missing = missing
+        return input
     }
 
     /// The page's images, all asked of the demand at once (the page waits for its own only). For a page
@@ -228,8 +238,8 @@ struct PageGatherer: Sendable {
                     ?? ImageDemand.Wanted(key: key, source: source, request: request)
             }
             for (key, resolution) in resolved {
-                guard case .resolved(let image, _) = resolution, let page = asked[key], !(await filesAreWhole(image)) else { continue }
-                resolved[key] = await demand.repair(page) ?? resolution
+                guard let page = asked[key] else { continue }
+                resolved[key] = await folder.whole(resolution, as: page)
             }
         }
         var images = PageImages()
@@ -237,23 +247,6 @@ struct PageGatherer: Sendable {
         for (source, key) in keys { images.resolutions[source] = resolved[key] }
         if writes && plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
         return images
-    }
-
-    /// Whether every file of `image` is in the images folder, or has a whole blob to be written from.
-    private func filesAreWhole(_ image: ResolvedImage) async -> Bool {
-        let naming = OutputNaming(publicPath: plan.configuration.output.publicPath), folder = plan.imagesFolder + "/"
-        for variant in image.variants {
-            let name = naming.fileName(variant, of: image)
-            guard !seen.withLock({ $0.there.contains(name) || $0.writable.contains(name) }) else { continue }
-            // Same name, same size: the same bytes (the name holds their hash).
-            if AtomicFile.size(of: folder + name) == variant.bytes {
-                seen.withLock { _ = $0.there.insert(name) }
-            } else {
-                guard await cache.checkBlob(variant.blob) else { return false }
-                seen.withLock { _ = $0.writable.insert(name) }
-            }
-        }
-        return true
     }
 
     /// The bytes of the files small enough to be written into a page (`output.inline_images`), each read
@@ -275,18 +268,9 @@ struct PageGatherer: Sendable {
         guard lists || writes else { return [:] }
         var missing: [String: MissingFile] = [:]
         for use in model.uses(nil, publicPaths: plan.scanSettings.ownPrefixes)
-        where missing[use.name] == nil && (lists || OwnImageReferences.isOutputName(use.name)) && !isThere(use.name) {
-            missing[use.name] = lists ? .unavailable("does not exist") : await missingFiles.file(named: use.name)
+        where missing[use.name] == nil && (lists || OwnImageReferences.isOutputName(use.name)) && !folder.isThere(use.name) {
+            missing[use.name] = lists ? .unavailable("does not exist") : await folder.missingFile(use.name)
         }
         return missing
-    }
-
-    /// Whether the images folder has a file of this name (remembered once seen: nothing removes one
-    /// while pages are built).
-    private func isThere(_ name: String) -> Bool {
-        if seen.withLock({ $0.there.contains(name) }) { return true }
-        guard FileStamp.of(plan.imagesFolder + "/" + name) != nil else { return false }
-        seen.withLock { _ = $0.there.insert(name) }
-        return true
     }
 }

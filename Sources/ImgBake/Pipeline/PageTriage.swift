@@ -7,6 +7,10 @@ enum PageSource: Sendable, Equatable {
     /// In place, the site file is imgbake's rewrite of the source the cache kept: the page is built
     /// again from that source (the site file no longer holds the original references).
     case kept(BlobID)
+    /// With `--out`, its last build holds but its output is gone (a wiped `--out`, a fresh CI checkout
+    /// with the cache restored): written again from the copy the cache kept of the page as written,
+    /// without reading its site file, when every file it names can be had; else read from the site file.
+    case lostOutput(BlobID)
 }
 
 /// A page the stream builds.
@@ -30,15 +34,10 @@ struct PageTriage: Sendable {
     /// What the last build of this site and output knew, by page.
     var previous: [String: PageState]
     /// Pages left alone: unchanged, built with the same settings, complete, outputs present, every
-    /// source (the page's, its images') as it was. After `restoreLost`, also those whose outputs were
-    /// written again from the cache.
+    /// source (the page's, its images') as it was.
     var unchanged: [PageState]
-    /// With `--out`: pages that would be unchanged but for their outputs being gone (a wiped `--out`, a
-    /// fresh CI checkout with the cache restored): written again from the cache by `restoreLost`.
-    var lost: [PageState] = []
+    /// Pages the stream reads: new, changed, or (`PageSource.lostOutput`) with their output gone.
     var toBuild: [PageToBuild]
-    /// Of `unchanged`: the pages `restoreLost` wrote again.
-    var restored: Set<String> = []
     /// When the site's seal held: every page, left alone without even reading its state.
     var sealed: Int? = nil
     /// The originals the triage looked up: the stream's checks start from them (each key once a build).
@@ -60,13 +59,12 @@ extension BuildRun {
     /// Which pages to build: those whose last build no longer holds (a new or changed page, other
     /// settings, a reference that failed, an output gone, an image whose original changed or went
     /// stale), and where each is read from.
-    func triage(_ inventory: SiteInventory, previous: [String: PageState]) async -> PageTriage {
+    func triage(_ inventory: SiteInventory, previous: [String: PageState], folder: ImagesFolder) async -> PageTriage {
         let pages = zip(inventory.pages, inventory.stamps).map { (path: $0, stamps: $1) }
-        // A `stat` or two per page: on the page stage's threads, in slices, each remembering the image
-        // files it saw.
+        // A `stat` or two per page, on the page stage's threads, in slices (the folder remembers the
+        // image files it saw).
         let verdicts = await pages.map(slicesOf: 256, on: services.pages) { slice in
-            var seen: [String: Bool] = [:]
-            return slice.map { page in verdict(page.path, page.stamps, previous[page.path], seen: &seen) }
+            slice.map { page in verdict(page.path, page.stamps, previous[page.path], folder) }
         }
         var triage = PageTriage(previous: previous, unchanged: [], toBuild: [])
         var candidates: [Candidate] = []
@@ -101,7 +99,8 @@ extension BuildRun {
             let state = candidate.state, holds = sources.holds(state.keys, state.sources)
             switch candidate.verdict {
             case .unchanged where holds: triage.unchanged.append(state)
-            case .lost where holds: triage.lost.append(state)
+            case .lost where holds:
+                triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: state.kept.map(PageSource.lostOutput) ?? .siteFile, stamp: candidate.stamp))
             case .touched:
                 triage.toBuild.append(PageToBuild(path: state.path, previous: state, source: .siteFile, stamp: candidate.stamp, touched: holds))
             default:
@@ -121,18 +120,12 @@ extension BuildRun {
     }
 
     /// Whether the page's last build still holds, by its state, its file's stamp and its outputs.
-    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, seen: inout [String: Bool]) -> Verdict {
+    private func verdict(_ path: String, _ stamps: SiteInventory.FileStamps, _ previous: PageState?, _ folder: ImagesFolder) -> Verdict {
         guard let state = previous, let stamp = stamps.site else { return .build(.siteFile) }
         // A site file other than the build left it is read: a new source, or the same bytes touched.
         let touched = stamp != state.stamp
         guard !plan.readsEveryPage, state.fingerprint == plan.fingerprint, state.complete else { return .build(touched ? .siteFile : source(of: state)) }
-        let imagesFolder = plan.imagesFolder + "/"
-        let outputsThere = state.images.allSatisfy { name in
-            if let known = seen[name] { return known }
-            let found = FileStamp.of(imagesFolder + name) != nil
-            seen[name] = found
-            return found
-        }
+        let outputsThere = folder.holdsAll(state.images)
         // A page the last build did not rewrite (nothing to localise) is a copy of its source, which
         // the mirror places whether or not it is there.
         guard plan.target.separateOutput, let written = state.output else {

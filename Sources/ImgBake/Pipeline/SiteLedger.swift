@@ -26,6 +26,9 @@ struct PageTally: Sendable, Equatable {
     var unchanged = 0
     /// Written as a build for another output made them.
     var reused = 0
+    /// With `--out`, written again from the cache as this output's last build made them (their output
+    /// was lost); not counted as written.
+    var restored = 0
     var written = 0
     var references = 0
     var localised = 0
@@ -35,9 +38,10 @@ struct PageTally: Sendable, Equatable {
         case .rewritten, .asItIs, .notWritten: scanned += 1
         case .unchanged: unchanged += 1
         case .reused: reused += 1
+        case .restored: restored += 1
         case .unparsed, .failed: break
         }
-        if written { self.written += 1 }
+        if written && plan.outcome != .restored { self.written += 1 }
         references += plan.references
         localised += plan.localised
     }

@@ -8,7 +8,7 @@ struct SealStamps {
 
     /// As they are now: the inventory's, and the image files'.
     static func take(_ inventory: SiteInventory, images names: [String], _ plan: BuildPlan) -> SealStamps {
-        SealStamps(files: inventory.stamps, images: imageStamps(names, plan))
+        SealStamps(files: inventory.stamps, images: ImagesFolder.stamps(of: names, plan))
     }
 
     /// SHA-256 over the settings, the folders, and each file's name and stamps, in inventory order.
@@ -58,13 +58,8 @@ struct SealStamps {
             guard let stamp = FileStamp.of(site + path) else { return nil }
             files.append(SiteInventory.FileStamps(site: stamp, output: plan.target.separateOutput ? stamp : nil))
         }
-        let images = imageStamps(names, plan)
+        let images = ImagesFolder.stamps(of: names, plan)
         return images.contains(nil) ? nil : SealStamps(files: files, images: images)
-    }
-
-    private static func imageStamps(_ names: [String], _ plan: BuildPlan) -> [FileStamp?] {
-        let folder = plan.imagesFolder + "/"
-        return names.map { FileStamp.of(folder + $0) }
     }
 }
 

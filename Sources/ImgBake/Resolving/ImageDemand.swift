@@ -136,10 +136,13 @@ actor ImageDemand {
 
     /// Resolves an image again after its cached files turned out to be damaged (the cache forgot them),
     /// with everything asked of it so far and what `wanted` asks: once per build however many pages
-    /// found it so, unless a page asks for more than that repair made.
+    /// found it so, unless a page asks for more than that repair made. An image no page asked for (a
+    /// file named by a page that was not read) is resolved with what `wanted` asks; it is not among
+    /// the images the build reports.
     func repair(_ wanted: Wanted) async -> Resolution? {
         let key = wanted.key
-        guard var entry = entries[key] else { return nil }
+        let isNew = entries[key] == nil
+        var entry = entries[key] ?? Entry(source: wanted.source)
         let request = entry.covered.map { $0.union(wanted.request) } ?? wanted.request
         if let (task, covering) = entry.repair, covering.covers(request) {
             return await task.value
@@ -150,10 +153,17 @@ actor ImageDemand {
         entries[key] = entry
         let result = await task.value
         if entries[key]?.running == false {
+            if entries[key]?.result == nil && isNew { finished += 1 }
             entries[key]?.result = result
             entries[key]?.covered = request
         }
-        set.add(result, of: key)
+        if set.requests[key] != nil {
+            set.add(result, of: key)
+        } else if case .resolved(let image, _) = result, image.encoded > 0 {
+            // Not an image of the build's pages, but work it did.
+            set.encoded[key, default: 0] += image.encoded
+        }
+        if isNew { observe(finished, entries.count) }
         return result
     }
 

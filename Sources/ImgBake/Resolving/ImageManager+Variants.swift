@@ -2,28 +2,24 @@ import Vips
 
 extension ImageManager {
     /// One variant set: the original, then its variants from the index, made from the original where
-    /// missing. A damaged original blob is fetched again (reported).
+    /// missing. A damaged original blob is fetched again, once, and the set made from what came back
+    /// (the repair is reported with the image).
     nonisolated func load(_ url: ImageSource, _ key: ImageKey) async -> Resolution {
-        guard case .available(let record, let origin, let credits, let notes) = await original(url, key.original) else {
-            return await original(url, key.original).failure
-        }
-        switch await variantSet(record, request: key.request) {
-        case .success(let made):
-            await writeBackDone(record, request: key.request, origin: origin, credits: credits)
-            return .resolved(image(record, url: url, made, origin: origin, credits: credits), notes: notes)
-        case .failure(.originalDamaged(let why)):
-            // Made again from a fresh download; the repair is reported with the image.
-            let refetched = await refetchOriginal(url, key.original)
-            guard case .available(let again, let origin, let credits, var notes) = refetched else { return refetched.failure }
-            notes.append("cache: the original \(why); fetched again")
-            switch await variantSet(again, request: key.request) {
+        var outcome = await original(url, key.original)
+        var damaged: String?
+        while true {
+            guard case .available(let record, let origin, let credits, var notes) = outcome else { return outcome.failure }
+            switch await variantSet(record, request: key.request) {
             case .success(let made):
-                await writeBackDone(again, request: key.request, origin: origin, credits: credits)
-                return .resolved(image(again, url: url, made, origin: origin, credits: credits), notes: notes)
-            case .failure(let failure): return failure.resolution
+                if let damaged { notes.append("cache: the original \(damaged); fetched again") }
+                await writeBackDone(record, request: key.request, origin: origin, credits: credits)
+                return .resolved(image(record, url: url, made, origin: origin, credits: credits), notes: notes)
+            case .failure(.originalDamaged(let why)) where damaged == nil:
+                damaged = why
+                outcome = await refetchOriginal(url, key.original)
+            case .failure(let failure):
+                return failure.resolution
             }
-        case .failure(let failure):
-            return failure.resolution
         }
     }
 
