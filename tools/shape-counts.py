@@ -21,6 +21,17 @@
   coalescing maps   stored dictionaries whose values are tasks (`[Key: Task<…>]`) or entries that hold
                     waiters (a type with a `waiters` array): each a hand-made "one in-flight task per
                     key" with its own failure and eviction rules (maps of finished results are not counted)
+  asked "is it there"  calls that look at a file of the images folder (`FileStamp.of`, `AtomicFile.size(of:`,
+                    `fileExists(atPath:` on a path built from a folder: `folder`, `imagesFolder`, or the
+                    image files' writer's `target`) outside the folder's owner (Pipeline/ImagesFolder.swift)
+  repair paths      places that have an image made again after its cached files turned out damaged:
+                    calls of the demand's `repair` or the manager's `reload` outside the image stage
+                    (Resolving/), and success branches of `ImageManager.load` past its first
+  blocking in serve `Task { … }` bodies of imgbake serve (ImgBakeServe/, Serving/) that run on Swift's
+                    cooperative pool and block it: inflating or reading a blob there (not inside
+                    `onPageThreads`), or calling ServedSite's `image`/`page` when that entry point
+                    does not move itself to the page stage's threads (`withTaskExecutorPreference`)
+  proxy unit tests  tests of the proxy's state machine, with no socket (ExchangeStateMachineTests)
   task pools        uses of the one coalescing mechanism (`TaskPool<…>(` stored in a type), each named
   fabricated pages  pages serve makes up to reach the page plan (`LoadedPage(` under Serving/)
 
@@ -130,6 +141,85 @@ def coalescing_maps(files):
     return found
 
 
+def asks_if_there(files):
+    """["File:line", ...]: looks at an image file's presence outside the images folder's owner."""
+    found = []
+    call = re.compile(r"(?:FileStamp\.of|AtomicFile\.size\(of:|fileExists\(atPath:)\s*\(?([^)]*)")
+    for path in files:
+        if os.path.basename(path) == "ImagesFolder.swift":
+            continue
+        writer = os.path.basename(path) == "ImageFiles.swift"
+        for number, line in enumerate(code(path), 1):
+            for match in call.finditer(line):
+                argument = match.group(1)
+                if re.search(r"\b(?:folder|imagesFolder)\b", argument) or (writer and re.search(r"\btarget\b", argument)):
+                    found.append("%s:%d" % (os.path.basename(path)[:-len(".swift")], number))
+    return found
+
+
+def repair_paths(files):
+    """["File", ...]: calls that make an image again from outside the image stage, and repeated success
+    branches of ImageManager.load."""
+    found = []
+    for path in files:
+        name = os.path.basename(path)[:-len(".swift")]
+        lines = code(path)
+        if os.sep + "Resolving" + os.sep not in path:
+            found += [name for line in lines if re.search(r"\.(?:repair|reload)\(", line)]
+        if name == "ImageManager+Variants":
+            text = "\n".join(lines)
+            start = text.find("func load(")
+            end = text.find("\n    }\n", start)
+            found += [name + ".load"] * max(0, text[start:end].count(".resolved(image(") - 1)
+    return found
+
+
+def body_after(text, start):
+    """The text from `start` to the brace that closes the first block opened after it."""
+    open_at = text.find("{", start)
+    if open_at < 0:
+        return ""
+    depth, index = 1, open_at + 1
+    while depth and index < len(text):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        index += 1
+    return text[open_at:index]
+
+
+def blocking_in_serve(root_sources):
+    """["File:Task", ...]: tasks of serve on the cooperative pool that block it."""
+    folders = [os.path.join(root_sources, "ImgBakeServe"), os.path.join(root_sources, "ImgBake", "Serving")]
+    files = [p for folder in folders for p in swift_files(folder)]
+    site = os.path.join(root_sources, "ImgBake", "Serving", "ServedSite.swift")
+    site_text = "\n".join(code(site)) if os.path.exists(site) else ""
+
+    def moves_itself(name):
+        match = re.search(r"func %s\(" % name, site_text)
+        return bool(match) and "withTaskExecutorPreference" in body_after(site_text, match.end())
+
+    found = []
+    for path in files:
+        text = "\n".join(code(path))
+        for match in re.finditer(r"\bTask\s*(\(|\{)", text):
+            head = text[match.start():text.find("{", match.start())]
+            if "executorPreference" in head:
+                continue
+            body = body_after(text, match.start())
+            unguarded = re.sub(r"onPageThreads\((?:[^()]|\([^()]*\))*\)", "", body)
+            if (re.search(r"\b(?:gunzip|readBlobHere|served)\(", unguarded)
+                    or (re.search(r"\bsite\.image\(", body) and not moves_itself("image"))
+                    or (re.search(r"\bsite\.page\(", body) and not moves_itself("page"))):
+                found.append("%s:%d" % (os.path.basename(path)[:-len(".swift")], text.count("\n", 0, match.start()) + 1))
+    return found
+
+
+def proxy_unit_tests(root):
+    path = os.path.join(root, "Tests", "UnitTests", "ExchangeStateMachineTests.swift")
+    if not os.path.exists(path):
+        return 0
+    return len(re.findall(r"@Test\b", open(path, encoding="utf-8").read()))
+
+
 def task_pools(files):
     """["File.name", ...]: stored properties made as a `TaskPool`."""
     found = []
@@ -174,6 +264,10 @@ def main():
     long = long_functions([os.path.join(library, name) for name in ("Pipeline", "Rewriting", "Resolving")])
     maps = coalescing_maps(everything)
     pools = task_pools(everything)
+    there = asks_if_there(everything)
+    repairs = repair_paths(everything)
+    blocking = blocking_in_serve(SOURCES)
+    proxy_tests = proxy_unit_tests(ROOT)
     fabricated = count(r"\bLoadedPage\(", list(swift_files(os.path.join(library, "Serving"))))
     print("| count | value |")
     print("|---|---|")
@@ -190,7 +284,11 @@ def main():
         len(long), ": " + ", ".join("%s %s (%d)" % f for f in long) if long else ""))
     print("| coalescing maps | %d: %s |" % (len(maps), ", ".join(maps)))
     print("| task pools | %d: %s |" % (len(pools), ", ".join(pools)))
+    print("| places asking whether an image file is there, outside its owner | %d%s |" % (len(there), ": " + ", ".join(there) if there else ""))
+    print("| repair paths | %d: %s |" % (len(repairs), ", ".join(repairs)))
     print("| pages fabricated in serve | %d |" % fabricated)
+    print("| blocking calls on the cooperative pool in serve | %d%s |" % (len(blocking), ": " + ", ".join(blocking) if blocking else ""))
+    print("| unit tests of the proxy state machine, no socket | %d |" % proxy_tests)
 
 
 if __name__ == "__main__":

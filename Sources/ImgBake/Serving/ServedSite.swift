@@ -255,9 +255,20 @@ public final class ServedSite: Sendable {
 
     // MARK: Image files
 
+    /// Blocking work of a request (a page's inflation), on the page stage's threads rather than Swift's
+    /// cooperative pool, which awaiting tasks share.
+    public func onPageThreads<T: Sendable>(_ work: () -> T) async -> T {
+        await services.pages.run(work)
+    }
+
     /// The answer to a request for `name` under `imagesPath`: a file a page was given, or a pending
-    /// image made now; nil when it is neither (the dev server is asked).
+    /// image made now; nil when it is neither (the dev server is asked). Its blob is read on the page
+    /// stage's threads.
     public func image(named name: String) async -> ServedImage? {
+        await withTaskExecutorPreference(services.pages) { await self.answer(name) }
+    }
+
+    private func answer(_ name: String) async -> ServedImage? {
         if name.hasPrefix("pending/") { return await make(String(name.dropFirst("pending/".count))) }
         guard let file = files.withLock({ $0[name] }) else { return nil }
         guard case .found(let bytes) = services.cache.readBlobHere(file.blob) else {
@@ -346,7 +357,6 @@ public struct ServedPage: Sendable {
 
 /// The answer to a request for an image file.
 public enum ServedImage: Sendable {
-    /// `immutable`: the name holds the hash of the bytes. `made`: what was made to answer, for the terminal.
     /// `immutable`: the name holds the hash of the bytes.
     case file(bytes: [UInt8], contentType: String, immutable: Bool)
     /// The image failed (the terminal was told why): the browser is sent to the URL the page wrote.
