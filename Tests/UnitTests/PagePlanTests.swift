@@ -263,6 +263,30 @@ import Testing
         }
     }
 
+    /// With `--out`, a page whose last build holds and whose output was lost is written again from the
+    /// copy that build kept, with the files it names that are missing; its state stays that build's.
+    @Test func aLostOutputIsRestoredFromTheKeptCopy() throws {
+        let built = PagePlan.make(Self.input(), try Self.settings(.folder))
+        let copy = try #require(built.write)
+        var previous = built.state
+        previous.copy = .written(kept: copy.hash, output: FileStamp(size: 7, modified: 7))
+        var input = Self.input(previous: previous)
+        input.source = .success(LoadedPage(path: "p.html", bytes: [], hash: try #require(previous.sourceHash), siteStamp: previous.stamp))
+        input.gathered = .lostOutput(PageElsewhere(state: previous, bytes: copy.bytes, hash: copy.hash))
+        let name = try #require(previous.images.first)
+        let file = OutputImage(fileName: name, blob: BlobID(of: [1]), bytes: -1, key: OriginalKey("https://img.test/a.jpg"))
+        input.missing = [name: .writable(file)]
+        let plan = PagePlan.make(input, try Self.settings(.folder))
+        #expect(plan.outcome == .restored && plan.write == PagePlan.Write(bytes: copy.bytes, hash: copy.hash, isSource: false))
+        #expect(plan.keep == nil, "the copy is kept already")
+        #expect(plan.missing.map(\.file) == [.writable(file)] && plan.imageFiles.isEmpty)
+        #expect(plan.state.images == previous.images && plan.state.copy == .written(kept: copy.hash, output: nil))
+        #expect(plan.writtenBefore == FileStamp(size: 7, modified: 7), "an output page still there as written is not written again")
+        // A file it names that cannot be had: never written from the copy (the stream reads the page instead).
+        input.missing = [name: .unavailable("no record")]
+        guard case .failed = PagePlan.make(input, try Self.settings(.folder)).outcome else { Issue.record(); return }
+    }
+
     /// In place, a page reached through a symbolic link is read for what it uses, never written.
     @Test func aLinkedPageIsReadNotWritten() throws {
         let plan = PagePlan.make(Self.input(writable: false), try Self.settings(.inPlace))
