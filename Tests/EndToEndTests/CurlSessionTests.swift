@@ -41,14 +41,11 @@ import ImgBakeTestSupport
 
     /// Plain HTTP requests to one host run side by side from the start. With CURLOPT_PIPEWAIT (wait
     /// for a connection that can multiplex) the others waited for the first one's whole answer: a
-    /// store's round trip before the first pack of a build.
-    /// Judged on the session's own clock, whenever the test process handed the requests over: a
-    /// request given to the session while another was waiting for its answer ends about when its own
-    /// latency has passed; waiting, it would end a whole latency after the other's answer.
+    /// store's round trip before the first pack of a build. Seen as a count at the origin, not on a
+    /// clock: all four are there at once; waiting, the first would be alone and the other three after it.
     @Test func plainHTTPRequestsToOneHostDoNotWaitForTheFirst() async throws {
-        let milliseconds = 1000
-        let latency = Duration.milliseconds(milliseconds)
-        let origin = try Origin(latencyMilliseconds: milliseconds)
+        // Long enough that a test process slow to hand the requests over still has them all in flight.
+        let origin = try Origin(latencyMilliseconds: 2000)
         let session = CurlSession(maxConcurrent: 4, maxPerHost: 4)
         let responses = await withTaskGroup(of: TransferResponse?.self) { group in
             for n in 0..<4 {
@@ -60,18 +57,10 @@ import ImgBakeTestSupport
             return await group.reduce(into: []) { $0.append($1) }
         }
         await session.shutdown()
-        let done = responses.compactMap { $0 }.sorted { $0.started < $1.started }
-        #expect(done.count == 4 && done.allSatisfy { $0.status == 200 })
-        #expect(try await origin.stats().requests_total == 4)
-        // Each pair where the later one was handed over in the first quarter of the earlier one's wait:
-        // it ends less than a quarter after, or (waiting) a whole latency after.
-        let overlapping = done.indices.flatMap { a in done.indices.filter { $0 > a }.map { (done[a], done[$0]) } }
-            .filter { earlier, later in later.started - earlier.started < latency / 4 }
-        try #require(!overlapping.isEmpty, "no request was handed over while another waited: \(done.map(\.started))")
-        for (earlier, later) in overlapping {
-            let after = (later.started + later.duration) - (earlier.started + earlier.duration)
-            #expect(after < latency / 2, "a request ended \(after) after an earlier one's answer: it waited for it")
-        }
+        #expect(responses.compactMap { $0 }.count == 4 && responses.allSatisfy { $0?.status == 200 })
+        let stats = try await origin.stats()
+        #expect(stats.requests_total == 4)
+        #expect(stats.max_concurrent == 4, "the origin saw at most \(stats.max_concurrent) at once: requests waited for the first")
     }
 
     /// An upload's body goes with its headers: libcurl asked "Expect: 100-continue" for a body over
