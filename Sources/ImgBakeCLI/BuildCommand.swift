@@ -96,9 +96,7 @@ struct BuildCommand: AsyncParsableCommand {
         if let cacert { config.fetch.caFile = cacert }
         if allowPrivateNetworks { config.fetch.allowPrivateNetworks = true }
         if check { config.check = true }
-        // The library writes one report, the page if one is asked for (its thumbnails come from the
-        // image files as they are written); the CLI writes the JSON beside it after the build.
-        if let first = report.first(where: Self.isPage) ?? report.first { config.reportPath = first }
+        if !report.isEmpty { config.reportPaths = report }
         if let depfile { config.depfilePath = depfile }
         if verbose { config.wantsReport = true }
         if remoteReadOnly { config.cache.remote?.write = false }
@@ -136,23 +134,11 @@ struct BuildCommand: AsyncParsableCommand {
             Terminal.error("imgbake: error: --frozen: \(result.missing.count) image(s) not in the cache:")
             for url in result.missing { Terminal.error("  \(url)") }
         }
-        if let built = result.report {
-            for path in report where path != config.reportPath { try Self.write(built, to: path) }
-        }
         if !quiet { for line in result.summary.lines { print(line) } }
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }
     }
 
     private static func isPage(_ path: String) -> Bool {
         path.lowercased().hasSuffix(".html") || path.lowercased().hasSuffix(".htm")
-    }
-
-    /// The JSON report when a page was asked for as well (CI wants both: the page to look at, the JSON to
-    /// summarise): written as the library writes the page, so a failure reads the same.
-    private static func write(_ report: BuildReport, to path: String) throws {
-        do throws(BuildError) { try report.write(to: path) } catch {
-            Terminal.error("imgbake: error: \(error.message)")
-            throw ExitCode(1)
-        }
     }
 }

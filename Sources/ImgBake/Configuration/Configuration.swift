@@ -16,8 +16,14 @@ public struct Configuration: Sendable {
     /// Resolve from the cache only and write nothing; exit 1 if a reference would stay remote or
     /// would need the network (for pull-request checks).
     public var check = false
-    /// `--report`: `.html` gives the page, anything else JSON.
-    public var reportPath: String?
+    /// `--report` (given twice for both) or `build.report`: where the report is written, a page for a
+    /// name ending in `.html`, JSON for any other.
+    public var reportPaths: [String] = []
+    /// The report, when one file is asked for (`build.report` names one).
+    public var reportPath: String? {
+        get { reportPaths.first }
+        set { reportPaths = newValue.map { [$0] } ?? [] }
+    }
     /// `--depfile`: a Make rule with everything the build read.
     public var depfilePath: String?
     /// Collect the report even without `reportPath` (for `--verbose`).

@@ -116,7 +116,7 @@ struct BuildPlan: Sendable {
     }
 
     /// A report is made (`--report`, `--verbose`): every reference is kept for it.
-    var reports: Bool { configuration.reportPath != nil || configuration.wantsReport }
+    var reports: Bool { !configuration.reportPaths.isEmpty || configuration.wantsReport }
 
     /// `--refresh` revalidates every image, which needs every page; a shard build writes no pages and
     /// reads them all, whatever an earlier build left.
@@ -126,7 +126,7 @@ struct BuildPlan: Sendable {
     /// `--refresh` revalidates every image, and a report lists every page's references. (Such builds
     /// still seal when they end settled: the next usual build is let off.)
     var trustsSeal: Bool {
-        target.writesSite && configuration.fetch.policy != .refresh && configuration.reportPath == nil && !configuration.wantsReport
+        target.writesSite && configuration.fetch.policy != .refresh && configuration.reportPaths.isEmpty && !configuration.wantsReport
     }
 
     /// Whether a page may be written as a build for another output made it, from the copy kept of it:

@@ -103,7 +103,9 @@ extension BuildRun {
         if plan.reports {
             result.report = await makeReport(outcome, summary: summary, diagnostics: result.diagnostics)
         }
-        if let path = config.reportPath, let report = result.report { try ReportFile.write(report, to: path) }
+        if let report = result.report {
+            for path in config.reportPaths { try ReportFile.write(report, to: path) }
+        }
         if plan.target.writesSite, result.exitCode == 0, let target = config.depfilePath {
             try Depfile.write(to: target, prerequisites: prerequisites(outcome))
         }
@@ -169,7 +171,7 @@ extension BuildRun {
         builder.add(images: outcome.images, naming: OutputNaming(publicPath: configuration.output.publicPath))
         for state in outcome.triage.unchanged { builder.add(unchanged: state) }
         builder.finish(summary: summary, counters: outcome.counters, diagnostics: diagnostics)
-        if let path = configuration.reportPath, ReportFile.isHTML(path) {
+        if configuration.reportPaths.contains(where: ReportFile.isHTML) {
             // Thumbnails from the smallest file of each image that pages use (only those were written).
             let folder = configuration.outputRoot + "/" + configuration.output.imagesDirectory + "/"
             for index in builder.report.images.indices {
