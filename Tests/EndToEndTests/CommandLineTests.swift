@@ -27,7 +27,7 @@ import Vips
         site.page("a.html", "<img src=\"\(origin.url("img/coffee.png"))\" alt=x><img src=\"\(origin.url("fault/404/x.png"))\" alt=x>")
         let result = try await runImgbake(["build", site.site, "--out", site.out, "--cache-dir", site.cache, "--connect-to", origin.connectTo])
         #expect(result.status == 0)
-        #expect(result.stderr == "a.html:1:62: warning: http://images.test/fault/404/x.png: HTTP 404\n")
+        #expect(result.warnings == "a.html:1:62: warning: http://images.test/fault/404/x.png: HTTP 404\n")
         #expect(result.stdout.contains("1 pages scanned, 1 rewritten; 1 of 2 image references localised"))
     }
 

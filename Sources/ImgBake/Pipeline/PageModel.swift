@@ -214,6 +214,39 @@ struct PageImages: Sendable {
         return small
     }
 
+    /// What became of an image a page waited for.
+    enum Waited: Sendable {
+        case resolution(Resolution)
+        /// `imgbake serve`: not made yet, named by this URL.
+        case pending(String)
+    }
+
+    /// A page's images, asked of the demand in one call: the one way a build and `imgbake serve` ask.
+    /// Each image's key; those resolved already (a warm build's pages find all of theirs so); the
+    /// others, one per key, handed to `wait` together, which resolves them (a build) or names each by a
+    /// pending URL (serve). `fetchedFrom` is the URL an image is fetched by, where it is not the one the
+    /// page wrote (serve fetches a site's own image from the dev server).
+    static func ask(_ wanted: [(ImageSource, VariantRequest)], of demand: ImageDemand,
+                    fetchedFrom: (ImageSource) -> ImageSource = { $0 },
+                    wait: ([ImageDemand.Wanted]) async -> [OriginalKey: Waited]) async -> PageImages {
+        guard !wanted.isEmpty else { return PageImages() }
+        let fetched = wanted.map { (fetchedFrom($0.0), $0.1) }
+        let (keys, served, waiting) = await demand.ask(fetched)
+        var known = served.mapValues(Waited.resolution)
+        if !waiting.isEmpty { known.merge(await wait(waiting)) { $1 } }
+        var images = PageImages()
+        for ((source, _), (asked, _)) in zip(wanted, fetched) {
+            guard let key = keys[asked], images.keys[source] == nil else { continue }
+            images.keys[source] = key
+            switch known[key] {
+            case .resolution(let resolution)?: images.resolutions[source] = resolution
+            case .pending(let url)?: images.pending[source] = url
+            case nil: break
+            }
+        }
+        return images
+    }
+
     /// Every reference resolved.
     func resolvesAll(_ model: PageModel) -> Bool { model.scan.references.allSatisfy { image(for: $0.source) != nil } }
 

@@ -215,36 +215,33 @@ struct PageGatherer: Sendable {
         return input
     }
 
-    /// The page's images, all asked of the demand at once (the page waits for its own only). For a page
-    /// that is written, the cached files of each image are checked first: one whose blob is missing or
-    /// damaged has its image resolved again (once per build), which makes it again.
+    /// The page's images, all asked of the demand at once (`PageImages.ask`; the page waits for its own
+    /// only). For a page that is written, the files of each image are checked by the images folder: one
+    /// whose blob is missing or damaged has its image resolved again (once per build), which makes it again.
     private func images(of model: PageModel, writes: Bool) async -> PageImages {
-        let wanted = model.demand
-        guard !wanted.isEmpty else { return PageImages() }
-        let demand = self.demand
-        var (keys, resolved, waiting) = await demand.ask(wanted)
-        if !waiting.isEmpty {
+        let wanted = model.demand, demand = self.demand
+        var images = await PageImages.ask(wanted, of: demand) { waiting in
             await withTaskGroup(of: (OriginalKey, Resolution?).self) { group in
                 for image in waiting { group.addTask { (image.key, await demand.resolution(of: image)) } }
-                for await (key, resolution) in group { resolved[key] = resolution }
+                var resolved: [OriginalKey: PageImages.Waited] = [:]
+                for await (key, resolution) in group { resolved[key] = resolution.map(PageImages.Waited.resolution) }
+                return resolved
             }
         }
         if writes {
             // What the page asks of each image, by key (URLs that name one image ask together).
             var asked: [OriginalKey: ImageDemand.Wanted] = [:]
             for (source, request) in wanted {
-                guard let key = keys[source] else { continue }
+                guard let key = images.keys[source] else { continue }
                 asked[key] = asked[key].map { ImageDemand.Wanted(key: key, source: $0.source, request: $0.request.union(request)) }
                     ?? ImageDemand.Wanted(key: key, source: source, request: request)
             }
-            for (key, resolution) in resolved {
-                guard let page = asked[key] else { continue }
-                resolved[key] = await folder.whole(resolution, as: page)
+            for (key, page) in asked {
+                guard let resolution = images.resolutions[page.source] else { continue }
+                let whole = await folder.whole(resolution, as: page)
+                for (source, other) in images.keys where other == key { images.resolutions[source] = whole }
             }
         }
-        var images = PageImages()
-        images.keys = keys
-        for (source, key) in keys { images.resolutions[source] = resolved[key] }
         if writes && plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
         return images
     }

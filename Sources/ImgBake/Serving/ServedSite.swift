@@ -179,39 +179,35 @@ public final class ServedSite: Sendable {
     }
 
     /// The page's images: each one resolved earlier in this session or wholly in the cache, or else a
-    /// pending URL (the page asks for them all at once; the demand merges what pages ask of one image).
+    /// pending URL (the page asks for them all at once, as a build's pages do: `PageImages.ask`).
     private func images(of model: PageModel) async -> (PageImages, ServedPage.Images) {
-        var counts = ServedPage.Images()
         let wanted = model.demand
-        guard !wanted.isEmpty else { return (PageImages(), counts) }
-        let fetched = wanted.map { (fetchedFrom($0.0), $0.1) }
-        let (keys, served, waiting) = await demand.ask(fetched)
-        var known: [OriginalKey: Resolution] = served
-        var ids: [OriginalKey: String] = [:]
-        for image in waiting {
-            let written = wanted.first { fetchedFrom($0.0) == image.source }?.0
-            let fromDevServer = written.map { if case .local = $0 { true } else { false } } ?? false
-            if !fromDevServer || revalidated.withLock({ $0.contains(image.key) }),
-               let cached = await services.manager.cached(image.source, request: image.request) {
-                known[image.key] = .resolved(cached, notes: [])
-            } else {
-                ids[image.key] = waitFor(image, original: written.map(browserURL) ?? image.source.description, fromDevServer: fromDevServer)
+        var images = await PageImages.ask(wanted, of: demand, fetchedFrom: fetchedFrom) { waiting in
+            var known: [OriginalKey: PageImages.Waited] = [:]
+            for image in waiting {
+                let written = wanted.first { fetchedFrom($0.0) == image.source }?.0
+                let fromDevServer = written.map { if case .local = $0 { true } else { false } } ?? false
+                if !fromDevServer || revalidated.withLock({ $0.contains(image.key) }),
+                   let cached = await services.manager.cached(image.source, request: image.request) {
+                    known[image.key] = .resolution(.resolved(cached, notes: []))
+                } else {
+                    let id = waitFor(image, original: written.map(browserURL) ?? image.source.description, fromDevServer: fromDevServer)
+                    known[image.key] = .pending(imagesPath + "pending/" + id)
+                }
+            }
+            return known
+        }
+        var counts = ServedPage.Images()
+        var counted: Set<OriginalKey> = []
+        for (source, key) in images.keys where counted.insert(key).inserted {
+            if images.pending[source] != nil {
+                counts.pending += 1
+            } else if case .failed? = images.resolutions[source] {
+                counts.failed += 1
+            } else if images.resolutions[source] != nil {
+                counts.cached += 1
             }
         }
-        var images = PageImages()
-        for ((source, _), (asked, _)) in zip(wanted, fetched) {
-            guard let key = keys[asked], images.keys[source] == nil else { continue }
-            images.keys[source] = key
-            if let resolution = known[key] {
-                images.resolutions[source] = resolution
-            } else if let id = ids[key] {
-                images.pending[source] = imagesPath + "pending/" + id
-            }
-        }
-        for resolution in known.values {
-            if case .failed = resolution { counts.failed += 1 } else { counts.cached += 1 }
-        }
-        counts.pending = ids.count
         if plan.configuration.output.inlineBytes > 0 {
             images.inline = images.smallFiles(limit: plan.configuration.output.inlineBytes) { blob in
                 if case .found(let bytes) = services.cache.readBlobHere(blob) { bytes } else { nil }
