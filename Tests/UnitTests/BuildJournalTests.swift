@@ -163,6 +163,30 @@ import ImgBakeTestSupport
         #expect(journal.ledger.diagnostics.contains { $0.message.hasPrefix("cache: a file of this page's images was damaged") })
     }
 
+    /// A page written again from the copy the cache kept (its `--out` output lost) is that copy only with
+    /// every file it names: one whose blob went bad since it was planned leaves the page for the next
+    /// build, which reads it, rather than a page naming a file that is not there.
+    @Test func aRestoredPageMissingAFileIsLeft() async throws {
+        let world = World(.folder)
+        var journal = try world.journal()
+        let built = try world.plan()
+        let copy = try #require(built.write)
+        var previous = built.state
+        previous.copy = .written(kept: copy.hash, output: nil)
+        var input = PagePlanTests.input(previous: previous)
+        input.source = .success(LoadedPage(path: "p.html", bytes: [], hash: try #require(previous.sourceHash), siteStamp: previous.stamp))
+        input.gathered = .lostOutput(PageElsewhere(state: previous, bytes: copy.bytes, hash: copy.hash))
+        let name = try #require(previous.images.first)
+        // Found whole when the page was gathered; gone from the cache by the time it is written.
+        input.missing = [name: .writable(OutputImage(fileName: name, blob: BlobID(of: [42]), bytes: -1, key: OriginalKey("k")))]
+        let plan = PagePlan.make(input, try PagePlanTests.settings(.folder))
+        try #require(plan.outcome == .restored)
+        try await journal.apply([plan])
+        #expect(!FileManager.default.fileExists(atPath: world.out + "/p.html"))
+        #expect(journal.ledger.states == [plan.unsettled])
+        #expect(journal.ledger.diagnostics.contains { $0.message.hasPrefix("cache: a file this page names was damaged") })
+    }
+
     /// With `--out`, an output still as the last build wrote it is not written again.
     @Test func anOutputAsWrittenBeforeIsNotWrittenAgain() async throws {
         let world = World(.folder)

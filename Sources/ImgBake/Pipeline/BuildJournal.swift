@@ -164,6 +164,12 @@ struct BuildJournal: Sendable {
             case .writable(let image):
                 var written = try await folder.write([image])
                 guard written.damaged.isEmpty else {
+                    folder.damaged(missing.use.name)
+                    // A page written from a kept copy is that copy only with every file it names.
+                    if plan.outcome == .restored || plan.outcome == .reused {
+                        page.leave("cache: a file this page names was damaged while the build ran; left for the next build")
+                        return page
+                    }
                     why = "the cache's copy of it was damaged while the build ran; build again"
                     break
                 }

@@ -74,6 +74,12 @@ final class ImagesFolder: Sendable {
         await missing.value(for: name) { Task { await self.find(name) } }
     }
 
+    /// A missing file found writable whose blob turned out damaged when it was written: asked about
+    /// again, it goes through the repair path.
+    func damaged(_ name: String) {
+        _ = missing.take(name)
+    }
+
     /// Of `names`, those not there, each with what it can be written from.
     func absent(among names: [String]) async -> [String: MissingFile] {
         var found: [String: MissingFile] = [:]

@@ -97,6 +97,8 @@ actor ImageDemand {
 
     /// What `resolvedSet` reports of an image asked for.
     private func note(_ image: Wanted) {
+        // An image first resolved for a file no page had asked for yet (`repair`) is the page's now.
+        if set.results[image.key] == nil, let result = entries[image.key]?.result { set.results[image.key] = result }
         if let known = set.requests[image.key] {
             if known != image.request { set.requests[image.key] = known.union(image.request) }
         } else {
@@ -141,7 +143,6 @@ actor ImageDemand {
     /// the images the build reports.
     func repair(_ wanted: Wanted) async -> Resolution? {
         let key = wanted.key
-        let isNew = entries[key] == nil
         var entry = entries[key] ?? Entry(source: wanted.source)
         let request = entry.covered.map { $0.union(wanted.request) } ?? wanted.request
         if let (task, covering) = entry.repair, covering.covers(request) {
@@ -153,7 +154,8 @@ actor ImageDemand {
         entries[key] = entry
         let result = await task.value
         if entries[key]?.running == false {
-            if entries[key]?.result == nil && isNew { finished += 1 }
+            // Counted once, by whichever resolution lands first (a queued one that lands later is not).
+            if entries[key]?.result == nil { finished += 1 }
             entries[key]?.result = result
             entries[key]?.covered = request
         }
@@ -163,7 +165,7 @@ actor ImageDemand {
             // Not an image of the build's pages, but work it did.
             set.encoded[key, default: 0] += image.encoded
         }
-        if isNew { observe(finished, entries.count) }
+        observe(finished, entries.count)
         return result
     }
 

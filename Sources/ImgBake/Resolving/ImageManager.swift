@@ -67,11 +67,14 @@ public actor ImageManager {
     public func resolve(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
         let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
         if let done = resolved.value(for: key) ?? failed[key] { return done }
-        let result = await images.value(for: key) { Task { await self.load(url, key) } }
+        let (task, _) = images.task(for: key) { Task { await self.load(url, key) } }
+        let result = await task.value
+        // Kept, then the task forgotten, in one step on the actor: a resolve in between finds one or the other.
         switch result {
         case .resolved(let image, _): resolved.set(result, for: key, cost: Self.cost(of: image))
         case .failed: failed[key] = result
         }
+        images.forget(key, ifStill: task)
         return result
     }
 
