@@ -86,9 +86,6 @@ struct ExchangeStateMachine {
     /// The request's path, without its query or fragment.
     var path: String { String(head.uri.prefix { $0 != "?" && $0 != "#" }) }
 
-    /// Whether the exchange is over (its answer out, or its browser gone).
-    var isDone: Bool { if case .done = state { true } else { false } }
-
     // MARK: The request
 
     /// The request's head arrived: a file of the images path is asked there, anything else upstream.

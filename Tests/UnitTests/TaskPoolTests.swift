@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func askersOfOneKeyShareOneRun() async {
-        let pool = TaskPool<String, Int>(keeping: .untilDone), work = Work()
+        let pool = TaskPool<String, Int>(), work = Work()
         async let a = pool.value(for: "k") { Task { await work.run(1) } }
         async let b = pool.value(for: "k") { Task { await work.run(2) } }
         async let c = pool.value(for: "k") { Task { await work.run(3) } }
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func differentKeysRunApart() async {
-        let pool = TaskPool<String, Int>(keeping: .forTheBuild), work = Work()
+        let pool = TaskPool<String, Int>(), work = Work()
         async let a = pool.value(for: "a") { Task { await work.run(1) } }
         async let b = pool.value(for: "b") { Task { await work.run(2) } }
         await work.release(after: 2)
@@ -48,18 +48,21 @@ import Testing
         #expect(work.runs.withLock { $0 } == 2)
     }
 
-    @Test func untilDoneStartsAgainAfterTheRunEnds() async {
-        let pool = TaskPool<String, Int>(keeping: .untilDone)
+    /// As the manager uses it for variant sets: the result kept elsewhere, the task forgotten once it
+    /// ended, so the next ask starts the work again.
+    @Test func aTaskForgottenAfterItsRunStartsAgain() async {
+        let pool = TaskPool<String, Int>()
         let runs = Locked(0)
         for expected in 1...3 {
-            let value = await pool.value(for: "k") { Task { runs.withLock { $0 += 1; return $0 } } }
-            #expect(value == expected)
+            let (task, _) = pool.task(for: "k") { Task { runs.withLock { $0 += 1; return $0 } } }
+            #expect(await task.value == expected)
+            pool.forget("k", ifStill: task)
         }
         #expect(pool.current("k") == nil)
     }
 
-    @Test func forTheBuildKeepsTheFirstAnswer() async {
-        let pool = TaskPool<String, Int>(keeping: .forTheBuild)
+    @Test func aKeptTaskKeepsTheFirstAnswer() async {
+        let pool = TaskPool<String, Int>()
         let runs = Locked(0)
         for _ in 1...3 {
             #expect(await pool.value(for: "k") { Task { runs.withLock { $0 += 1; return $0 } } } == 1)
@@ -68,14 +71,14 @@ import Testing
     }
 
     @Test func taskSaysWhoStartedIt() {
-        let pool = TaskPool<String, Int>(keeping: .forTheBuild)
+        let pool = TaskPool<String, Int>()
         let first = pool.task(for: "k") { Task { 1 } }
         let second = pool.task(for: "k") { Task { 2 } }
         #expect(first.started && !second.started && first.task == second.task)
     }
 
     @Test func forgetOnlyRemovesTheTaskItWasGiven() async {
-        let pool = TaskPool<String, Int>(keeping: .forTheBuild)
+        let pool = TaskPool<String, Int>()
         let (old, _) = pool.task(for: "k") { Task { 1 } }
         let replacement = Task<Int, Never> { 2 }
         pool.replace("k", with: replacement)
@@ -87,14 +90,14 @@ import Testing
     }
 
     @Test func takeHandsTheTaskOverOnce() async {
-        let pool = TaskPool<String, Int>(keeping: .forTheBuild)
+        let pool = TaskPool<String, Int>()
         pool.replace("page", with: Task { 7 })
         #expect(await pool.take("page")?.value == 7)
         #expect(pool.take("page") == nil)
     }
 
     @Test func cancelAllReachesRunningTasks() async {
-        let pool = TaskPool<String, Bool>(keeping: .forTheBuild)
+        let pool = TaskPool<String, Bool>()
         let (task, _) = pool.task(for: "k") {
             Task {
                 while !Task.isCancelled { await Task.yield() }

@@ -57,7 +57,7 @@ struct BuildJournal: Sendable {
     /// with `--out`, the output they have stays as it is rather than being replaced by a copy.
     var left: Set<String> = []
     /// Copies being kept for plans whose turn has not come yet, by page (`prepare`).
-    let keeping = TaskPool<String, Bool>(keeping: .forTheBuild)
+    let keeping = TaskPool<String, Bool>()
     /// The image names and keys of the pages' states share their storage: a site's pages use a few
     /// hundred images between them, and the states of every page are kept until the clean-up.
     private var strings = Interner()

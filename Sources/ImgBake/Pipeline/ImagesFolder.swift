@@ -25,7 +25,7 @@ final class ImagesFolder: Sendable {
     /// Files seen there, and files absent whose blob was found whole (the journal writes them).
     private let seen = Locked(Seen())
     /// What each absent name can be written from, found once per build.
-    private let missing = TaskPool<String, MissingFile>(keeping: .forTheBuild)
+    private let missing = TaskPool<String, MissingFile>()
 
     private struct Seen {
         var there: Set<String> = []
@@ -159,7 +159,7 @@ private actor ImageFiles {
     private let pool: WorkerPool
     private var prepared = false
     /// Each file's check-and-write, once per build (a damaged one is forgotten: the next ask tries again).
-    private let files = TaskPool<String, Outcome>(keeping: .forTheBuild)
+    private let files = TaskPool<String, Outcome>()
 
     private enum Outcome: Sendable {
         case there

@@ -28,9 +28,9 @@ public actor ImageManager {
     let clock: any WallClock
 
     /// One task per original key for the whole build: in flight, then finished (records are small).
-    private let originals = TaskPool<OriginalKey, OriginalOutcome>(keeping: .forTheBuild)
+    private let originals = TaskPool<OriginalKey, OriginalOutcome>()
     /// One task per variant set while it runs; what it resolved is kept in `resolved` and `failed`.
-    private let images = TaskPool<ImageKey, Resolution>(keeping: .untilDone)
+    private let images = TaskPool<ImageKey, Resolution>()
     /// Resolved images of this build, within a memory budget.
     private var resolved: MemoryCache<ImageKey, Resolution>
     /// Failures are kept whatever the budget (they are small), so a failing URL is asked once per build.

@@ -1,32 +1,22 @@
 import Locking
 
-/// One task per key: the first to ask for a key starts its task, everyone who asks while it runs (or,
-/// kept for the build, after it ended) gets the same task, so a piece of work is done once however
+/// One task per key: the first to ask for a key starts its task, everyone who asks while it runs or
+/// after it ended gets the same task, until it is forgotten, so a piece of work is done once however
 /// many callers want it. The one coalescing mechanism of a build (Nuke's `TaskPool` has the same
 /// part): the manager's originals and variant sets, the image files written, the missing files
-/// looked for and the page copies kept ahead all go through one, each with the keeping it needs.
+/// looked for, the page copies kept ahead and the remote's packs all go through one. A task is kept
+/// for the pool's life (a build) unless its owner forgets it: the manager forgets a variant set's task
+/// once it has kept the result in its own memory, in the same step on its actor.
 ///
-///     let originals = TaskPool<OriginalKey, OriginalOutcome>(keeping: .forTheBuild)
+///     let originals = TaskPool<OriginalKey, OriginalOutcome>()
 ///     let outcome = await originals.value(for: key) { Task { await load(key) } }
 ///
 /// Its own lock, not its owner's isolation, guards the tasks, so actors and plain types use it alike
 /// and a caller can await a task without holding anything.
 final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// How long a task stays joinable.
-    enum Keeping: Sendable {
-        /// Until it ends: the next ask after that starts the work again (a result kept elsewhere, or
-        /// work that must see the latest state).
-        case untilDone
-        /// For the pool's life, a build: its result is the answer from then on (small results).
-        case forTheBuild
-    }
-
-    let keeping: Keeping
     private let tasks = Locked([Key: Task<Value, Never>]())
 
-    init(keeping: Keeping) {
-        self.keeping = keeping
-    }
+    init() {}
 
     /// The task for `key`, joined or started with `start` (which makes the task, on the executor it
     /// should run on), and whether this call started it.
@@ -39,12 +29,9 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    /// The value of `key`'s task, joined or started; kept or forgotten after as the pool keeps.
+    /// The value of `key`'s task, joined or started.
     func value(for key: Key, start: @Sendable () -> Task<Value, Never>) async -> Value {
-        let (task, _) = self.task(for: key, start: start)
-        let value = await task.value
-        if keeping == .untilDone { forget(key, ifStill: task) }
-        return value
+        await self.task(for: key, start: start).task.value
     }
 
     /// The task for `key` now, if there is one (running, or kept).

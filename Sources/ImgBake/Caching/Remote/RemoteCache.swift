@@ -48,7 +48,7 @@ public final class RemoteCache: Sendable {
     let queue = Locked(UploadQueue())
     let book = Locked(PackBook())
     /// Each pack read once per build, kept (nil: there is none).
-    let fetches = TaskPool<PackKey, PackContents?>(keeping: .forTheBuild)
+    let fetches = TaskPool<PackKey, PackContents?>()
     private let layoutTask = Locked<Task<LayoutState, Never>?>(nil)
     let markerWrite = Locked<Task<Void, Never>?>(nil)
     let clock: @Sendable () -> Double
