@@ -45,21 +45,20 @@ package struct TestSite {
 }
 
 /// An image manager on its own cache folder, fetching from `origin`.
-package func makeManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws -> ImageManager {
-    try makeCountingManager(origin: origin, cache: folder, memoryLimit: memoryLimit).manager
+package func makeManager(origin: Origin, cache folder: String) throws -> ImageManager {
+    try makeCountingManager(origin: origin, cache: folder).manager
 }
 
 /// The same, with the downloader it fetches through counting what it is asked for, and the
 /// transformer counting decodes.
-package func makeCountingManager(origin: Origin, cache folder: String, memoryLimit: Int = 64 << 20) throws
+package func makeCountingManager(origin: Origin, cache folder: String) throws
     -> (manager: ImageManager, downloads: CountingDownloader, transforms: CountingTransformer) {
     var fetch = FetchSettings()
     fetch.connectTo = [origin.connectTo]
     let downloader = CountingDownloader(Downloader(settings: fetch))
     let transformer = CountingTransformer(try Transformer(threads: 2, maxPixels: 100_000_000))
     let manager = ImageManager(cache: try ImageCache(directory: folder), downloader: downloader, transformer: transformer,
-                               images: { var images = ImageSettings(); images.quality = .fixedForTests; images.formats = [.webp, .original]; return images }(), fetch: fetch,
-                               memoryLimit: memoryLimit)
+                               images: { var images = ImageSettings(); images.quality = .fixedForTests; images.formats = [.webp, .original]; return images }(), fetch: fetch)
     return (manager, downloader, transformer)
 }
 

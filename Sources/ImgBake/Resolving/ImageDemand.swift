@@ -149,7 +149,7 @@ actor ImageDemand {
             return await task.value
         }
         let manager = self.manager, source = entry.source
-        let task = Task { await manager.reload(source, request: request) }
+        let task = Task { await manager.resolve(source, request: request) }
         entry.repair = (task, request)
         entries[key] = entry
         let result = await task.value

@@ -29,16 +29,15 @@ public actor ImageManager {
 
     /// One task per original key for the whole build: in flight, then finished (records are small).
     private let originals = TaskPool<OriginalKey, OriginalOutcome>()
-    /// One task per variant set while it runs; what it resolved is kept in `resolved` and `failed`.
+    /// One task per variant set while it runs, and nothing once it ended: what an image resolved to is
+    /// remembered in one place, the build's demand (`ImageDemand`), which asks here once per image
+    /// unless a page wants more than it has or its files need repair. A variant set asked again finds
+    /// its files in the index (no decode), and a failed original stays failed in `originals`.
     private let images = TaskPool<ImageKey, Resolution>()
-    /// Resolved images of this build, within a memory budget.
-    private var resolved: MemoryCache<ImageKey, Resolution>
-    /// Failures are kept whatever the budget (they are small), so a failing URL is asked once per build.
-    private var failed: [ImageKey: Resolution] = [:]
     /// Decoded headers by original blob (two URLs with the same bytes are inspected once).
     private var headers: MemoryCache<BlobID, Inspection>
     init(cache: ImageCache, downloader: any Downloading, transformer: any Transforming, images: ImageSettings,
-         fetch: FetchSettings, remote: (any RemoteCaching)? = nil, memoryLimit: Int = 64 << 20, site: String? = nil,
+         fetch: FetchSettings, remote: (any RemoteCaching)? = nil, site: String? = nil,
          clock: any WallClock = SystemClock()) {
         self.cache = cache
         self.remote = remote
@@ -51,8 +50,7 @@ public actor ImageManager {
         self.keyFilter = KeyFilter(stripQuery: fetch.stripQuery, hostRules: fetch.hostRules)
         self.fetch = fetch
         self.clock = clock
-        resolved = MemoryCache(costLimit: memoryLimit)
-        headers = MemoryCache(costLimit: memoryLimit / 8)
+        headers = MemoryCache(costLimit: 8 << 20)
     }
 
     /// The original key: the filtered URL, or `file:` and the site path of a local image.
@@ -63,17 +61,12 @@ public actor ImageManager {
         }
     }
 
-    /// Resolves `url` with the variants `request` asks for (the configuration's by default).
+    /// Resolves `url` with the variants `request` asks for (the configuration's by default): joins the
+    /// resolution of the same variant set in flight, or starts one.
     public func resolve(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
         let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
-        if let done = resolved.value(for: key) ?? failed[key] { return done }
         let (task, _) = images.task(for: key) { Task { await self.load(url, key) } }
         let result = await task.value
-        // Kept, then the task forgotten, in one step on the actor: a resolve in between finds one or the other.
-        switch result {
-        case .resolved(let image, _): resolved.set(result, for: key, cost: Self.cost(of: image))
-        case .failed: failed[key] = result
-        }
         images.forget(key, ifStill: task)
         return result
     }
@@ -84,31 +77,16 @@ public actor ImageManager {
     /// original is used however old: the dev server shows what the cache has, as `--offline` does.
     public func cached(_ url: ImageSource, request: VariantRequest? = nil) async -> ResolvedImage? {
         let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
-        if case .resolved(let image, _)? = resolved.value(for: key) { return image }
         guard let record = try? await cache.original(key.original),
               case .success(let made) = await variantSet(record, request: key.request, makeMissing: false) else { return nil }
         let credits = await cache.credits(of: record.blob) ?? Credits()
         return image(record, url: url, made, origin: .cached, credits: credits)
     }
 
-    /// Forgets what this build knew about `url` and resolves it again (after a damaged blob was
-    /// found while writing outputs).
-    public func reload(_ url: ImageSource, request: VariantRequest? = nil) async -> Resolution {
-        let key = ImageKey(original: self.key(for: url), request: request ?? plan.defaultRequest)
-        resolved.remove(key)
-        failed[key] = nil
-        return await resolve(url, request: request)
-    }
-
     /// Cancels every load still running (at the end of a build that stops early).
     public func cancelAll() {
         originals.cancelAll()
         images.cancelAll()
-    }
-
-    /// Approximate bytes a resolved image holds in memory.
-    static func cost(of image: ResolvedImage) -> Int {
-        256 + image.url.serialized.utf8.count + image.variants.count * 160 + (image.placeholder?.utf8.count ?? 0)
     }
 
     // MARK: The original stage

@@ -6,7 +6,7 @@ import Locking
 /// part): the manager's originals and variant sets, the image files written, the missing files
 /// looked for, the page copies kept ahead and the remote's packs all go through one. A task is kept
 /// for the pool's life (a build) unless its owner forgets it: the manager forgets a variant set's task
-/// once it has kept the result in its own memory, in the same step on its actor.
+/// once it ended (the demand remembers what it resolved to).
 ///
 ///     let originals = TaskPool<OriginalKey, OriginalOutcome>()
 ///     let outcome = await originals.value(for: key) { Task { await load(key) } }
