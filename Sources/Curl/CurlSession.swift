@@ -6,7 +6,7 @@ import Locking
 /// An HTTP client on libcurl's multi interface. One thread owns the multi handle and every easy handle
 /// (libcurl handles are not thread-safe); Swift tasks hand requests over and wait on continuations.
 ///
-/// Admission is ours, not libcurl's: at most `maxConcurrent` transfers run, at most `maxPerHost` per
+/// Admission is ours (`Admission`), not libcurl's: at most `maxConcurrent` transfers run, at most `maxPerHost` per
 /// host, and the rest wait in a queue. A queued request is not yet known to libcurl, so its timeouts
 /// only start when it really runs.
 ///
@@ -90,17 +90,16 @@ private final class Loop: Sendable {
 
     /// The owner thread's loop: admit, drive, collect, sleep until there is work or a socket is ready.
     func run() {
-        var queue: [Pending] = []
+        var admission = Admission<Pending>(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost)
         var active: [UnsafeMutableRawPointer: Transfer] = [:]
-        var perHost: [String: Int] = [:]
         while true {
             let (incoming, stopping) = inbox.withLock { state in
                 defer { state.items.removeAll() }
                 return (state.items, state.stopping)
             }
-            queue.append(contentsOf: incoming)
+            for pending in incoming { admission.ask(pending, host: Self.hostKey(pending.request.url)) }
             if stopping {
-                for pending in queue { pending.completion.resume(returning: .failure(Self.cancelled)) }
+                for pending in admission.drain() { pending.completion.resume(returning: .failure(Self.cancelled)) }
                 for (handle, transfer) in active {
                     curl_multi_remove_handle(multi, handle)
                     transfer.completion.resume(returning: .failure(Self.cancelled))
@@ -108,44 +107,36 @@ private final class Loop: Sendable {
                 break
             }
 
-            var index = 0
-            while index < queue.count && active.count < maxConcurrent {
-                let host = Self.hostKey(queue[index].request.url)
-                guard perHost[host, default: 0] < maxPerHost else { index += 1; continue }
-                let pending = queue.remove(at: index)
+            while let (host, pending) = admission.next() {
                 // Without a certificate store every HTTPS transfer would fail in the handshake, with
                 // OpenSSL's words; this says what to do.
                 if pending.request.caFile == nil, pending.request.url.lowercased().hasPrefix("https:"),
                    let missing = CertificateStore.missing {
+                    admission.ended(host: host)
                     pending.completion.resume(returning: .failure(.tls(missing)))
                     continue
                 }
                 guard let transfer = Transfer(request: pending.request, host: host, completion: pending.completion) else {
+                    admission.ended(host: host)
                     pending.completion.resume(returning: .failure(.curl(code: -1, message: "curl_easy_init failed")))
                     continue
                 }
                 curl_multi_add_handle(multi, transfer.handle)
                 active[transfer.handle] = transfer
-                perHost[host, default: 0] += 1
             }
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             var left: Int32 = 0
-            var freed = false
             while let message = curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                       let transfer = active.removeValue(forKey: handle) else { continue }
                 let code = message.pointee.data.result
                 curl_multi_remove_handle(multi, handle)
-                perHost[transfer.host, default: 1] -= 1
+                admission.ended(host: transfer.host)
                 transfer.completion.resume(returning: transfer.result(code: code))
-                freed = true
             }
-            // A slot just freed goes to the next queued request now, not when a socket next wakes the
-            // poll: while the running transfers wait for their answers (a store's latency) nothing
-            // would, and the slot stayed empty for a round trip.
-            if freed && !queue.isEmpty { continue }
+            guard admission.maySleep else { continue }
             // Until a socket is ready, one of libcurl's own timers (timeouts, retries) is due, or a
             // request or stop wakes it: the cap only bounds a wait nothing else would end.
             curl_multi_poll(multi, nil, 0, 10_000, nil)
