@@ -109,8 +109,12 @@ dist-check: dist
 
 # A debug build: under a minute from a fresh clone instead of several for release, and the demo's few
 # images take a second either way (the image work is libvips'). `make release` for real sites and benchmarks.
-demo: build
-	IMGBAKE=.build/debug/imgbake bash Examples/demo.sh
+# The example needs only `imgbake build`, so this binary leaves out `imgbake serve` (the Serve trait,
+# Package.swift) and SwiftNIO with it, half of a fresh clone's debug build; it is built in a folder of
+# its own, so the full debug build of the other targets is not rebuilt for it, nor it for them.
+demo: stack
+	$(SWIFT) build $(DEBUG_FLAGS) --scratch-path .build/demo --disable-default-traits --product imgbake
+	IMGBAKE=.build/demo/debug/imgbake bash Examples/demo.sh
 
 # The documentation site (mkdocs.yml, docs/): the reference pages written from the binary itself
 # (tools/docs-reference.py: every configuration key from the reader's own table, every command's

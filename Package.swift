@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import Foundation
 import PackageDescription
 
@@ -35,6 +35,13 @@ let package = Package(
     products: [
         .executable(name: "imgbake", targets: ["ImgBakeCLI"]),
         .library(name: "ImgBake", targets: ["ImgBake"]),
+    ],
+    // `imgbake serve` and SwiftNIO, on by default (every artefact, test and `make build` has it).
+    // `make demo` builds without it (`--disable-default-traits`): the example needs only `imgbake
+    // build`, and compiling SwiftNIO is half of a fresh clone's debug build.
+    traits: [
+        .trait(name: "Serve", description: "The `imgbake serve` command (SwiftNIO)."),
+        .default(enabledTraits: ["Serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -100,7 +107,8 @@ let package = Package(
         ]),
         // The CLI names the binding modules only for `imgbake --version` (the libraries' own versions).
         .executableTarget(name: "ImgBakeCLI", dependencies: [
-            "ImgBake", "ImgBakeServe", "Vips", "Jxl", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
+            "ImgBake", .target(name: "ImgBakeServe", condition: .when(traits: ["Serve"])),
+            "Vips", "Jxl", "Curl", "SQLite", "Gumbo", "CommonMark", "Exif",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: executableLinking),
         // Tests: fast unit tests (no network, no child processes) and end-to-end tests (a loopback origin,

@@ -1,4 +1,5 @@
 import ArgumentParser
+#if Serve
 import Foundation
 import Glibc
 import ImgBake
@@ -137,3 +138,22 @@ struct StopSignal: Sendable {
         return 0
     }
 }
+#else
+/// `imgbake serve` in a build without the `Serve` package trait (`make demo`'s: Package.swift): it
+/// says so and how to get one that has it, rather than leaving an unknown command.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Not in this build (made without the Serve package trait): `make build` makes one with it.")
+
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+
+    struct NotBuilt: Error, CustomStringConvertible {
+        var description: String {
+            "this imgbake was built without `serve` (`make demo` leaves it out); `make build` builds it with `serve`, as every package does"
+        }
+    }
+
+    func run() throws { throw NotBuilt() }
+}
+#endif
