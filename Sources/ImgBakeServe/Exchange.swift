@@ -86,18 +86,11 @@ final class Exchange {
     }
 
     private func connect() {
-        let bound = NIOLoopBound(self, eventLoop: loop), upstream = proxy.settings.upstream
-        ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(3))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(UpstreamHandler(bound.value))
-                }
-            }
-            .connect(host: upstream.host, port: upstream.port)
-            .whenComplete { result in bound.value.connected(result) }
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        proxy.upstream.connect(on: loop) { channel in
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(UpstreamHandler(bound.value))
+        }.whenComplete { result in bound.value.connected(result) }
     }
 
     private func connected(_ result: Result<any Channel, any Error>) {

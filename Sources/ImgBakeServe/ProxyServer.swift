@@ -58,7 +58,8 @@ public final class ProxyServer: Sendable {
         self.log = log
         // Two loops: the proxy's work per request is small next to the dev server's and libvips'.
         group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let context = ProxyContext(settings: settings, site: site, log: log, loops: LoopGate())
+        let context = ProxyContext(settings: settings, site: site, log: log, loops: LoopGate(),
+                                   upstream: TCPUpstream(settings.upstream))
         gate = context.loops
         do {
             channel = try await ServerBootstrap(group: group)
@@ -97,6 +98,29 @@ struct ProxyContext: Sendable {
     let site: ServedSite
     let log: ServeLog
     let loops: LoopGate
+    let upstream: any UpstreamConnecting
+}
+
+/// How an exchange reaches the dev server: a connection of its own on the browser connection's event
+/// loop, its pipeline made by `initialize` on that loop. A seam, so the handlers are tested on NIO's
+/// testing channels (a bootstrap needs a real loop).
+protocol UpstreamConnecting: Sendable {
+    func connect(on loop: any EventLoop, _ initialize: @escaping @Sendable (any Channel) throws -> Void) -> EventLoopFuture<any Channel>
+}
+
+/// The dev server over TCP.
+struct TCPUpstream: UpstreamConnecting {
+    let address: ProxyServer.Upstream
+
+    init(_ address: ProxyServer.Upstream) { self.address = address }
+
+    func connect(on loop: any EventLoop, _ initialize: @escaping @Sendable (any Channel) throws -> Void) -> EventLoopFuture<any Channel> {
+        ClientBootstrap(group: loop)
+            .connectTimeout(.seconds(3))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try initialize(channel) } }
+            .connect(host: address.host, port: address.port)
+    }
 }
 
 /// The way back onto an event loop for work done off it (an image made, a page rewritten), closed

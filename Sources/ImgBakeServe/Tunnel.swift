@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// An upgrade request (Hugo's and Eleventy's live reload over a websocket at the proxy's address) is
 /// passed to the upstream as it came, and from then on the two connections are glued: bytes both ways,
@@ -18,12 +17,7 @@ enum Tunnel {
         let (browserSide, upstreamSide) = GlueHandler.pair()
         let boundBrowserSide = NIOLoopBound(browserSide, eventLoop: loop), boundUpstreamSide = NIOLoopBound(upstreamSide, eventLoop: loop)
         let boundContext = NIOLoopBound(context, eventLoop: loop), boundHandler = NIOLoopBound(handler, eventLoop: loop)
-        ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(3))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(boundUpstreamSide.value) }
-            }
-            .connect(host: upstream.host, port: upstream.port)
+        handler.proxy.upstream.connect(on: loop) { channel in try channel.pipeline.syncOperations.addHandler(boundUpstreamSide.value) }
             .whenComplete { result in
                 let context = boundContext.value, handler = boundHandler.value
                 switch result {
