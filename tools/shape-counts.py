@@ -213,8 +213,8 @@ def blocking_in_serve(root_sources):
     return found
 
 
-def proxy_unit_tests(root):
-    path = os.path.join(root, "Tests", "UnitTests", "ExchangeStateMachineTests.swift")
+def proxy_unit_tests(root, suite="ExchangeStateMachineTests"):
+    path = os.path.join(root, "Tests", "UnitTests", suite + ".swift")
     if not os.path.exists(path):
         return 0
     return len(re.findall(r"@Test\b", open(path, encoding="utf-8").read()))
@@ -289,6 +289,7 @@ def main():
     print("| pages fabricated in serve | %d |" % fabricated)
     print("| blocking calls on the cooperative pool in serve | %d%s |" % (len(blocking), ": " + ", ".join(blocking) if blocking else ""))
     print("| unit tests of the proxy state machine, no socket | %d |" % proxy_tests)
+    print("| tests of the proxy's handlers on NIO's testing channels | %d |" % proxy_unit_tests(ROOT, "ProxyHandlerTests"))
 
 
 if __name__ == "__main__":
