@@ -54,7 +54,7 @@ export PKG_CONFIG_PATH := $(CURDIR)/.build/stack/lib/pkgconfig$(if $(PKG_CONFIG_
 all: build
 
 deps:
-	@command -v $(SWIFT) >/dev/null || { echo "error: imgbake needs a Swift 6 toolchain on PATH (https://swift.org/install)"; exit 1; }
+	@command -v $(SWIFT) >/dev/null || { echo "error: imgbake needs a Swift 6.1 (or later) toolchain on PATH (https://swift.org/install)"; exit 1; }
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \

@@ -5,7 +5,7 @@ an imgbake build started on Hugo's write (what a watcher would do) had rewritten
 the page as the reloaded browser would, at the moment of the reload message. Not a test: the reason
 docs/plugins.md gives for there being no watch mode.
 
-    python3 Benchmarks/hugo-reload.py   # needs hugo (Debian) and websocket-client (PyPI); make deps installs hugo
+    make build && python3 Benchmarks/hugo-reload.py   # needs hugo (Debian) and websocket-client (PyPI); make deps installs hugo
 """
 import json, os, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
 import websocket

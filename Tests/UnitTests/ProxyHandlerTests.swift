@@ -11,7 +11,7 @@ import Testing
 /// The proxy's handlers on NIO's testing channels: the browser's connection with NIO's own server
 /// pipeline and `ProxyHandler`, the dev server a second testing channel (`TestingUpstream`). Bytes in,
 /// bytes out, no socket; the page is rewritten by a real `ServedSite` on a test site's cache.
-@Suite(.timeLimit(.minutes(1))) struct ProxyHandlerTests {
+@Suite(.hangGuard) struct ProxyHandlerTests {
     /// The dev server as a testing channel on the browser connection's loop; counts the connections asked.
     final class TestingUpstream: UpstreamConnecting {
         let channel: NIOAsyncTestingChannel
@@ -45,14 +45,20 @@ import Testing
     }
 
     /// What `channel` wrote, up to and including one whole HTTP message (its head, and a body of the
-    /// length its head says).
+    /// length its head says). Read as the writes come, with a short sleep between looks, not with
+    /// `waitForOutboundWrite`, which does not end when the test is cancelled: a message that never
+    /// comes whole fails the test at the suite's hang guard rather than holding the run.
     private func message(from channel: NIOAsyncTestingChannel) async throws -> (head: String, body: String) {
         var bytes: [UInt8] = []
         while true {
-            switch try await channel.waitForOutboundWrite(as: IOData.self) {
-            case .byteBuffer(let buffer): bytes += Array(buffer.readableBytesView)
-            case .fileRegion: Issue.record("a file region")
+            // What the handlers scheduled on the loop from within it runs when the loop is run.
+            await channel.testingEventLoop.run()
+            guard let write = try await channel.readOutbound(as: IOData.self) else {
+                try await Task.sleep(for: .milliseconds(5))
+                continue
             }
+            guard case .byteBuffer(let buffer) = write else { throw Unexpected.fileRegion }
+            bytes += Array(buffer.readableBytesView)
             let text = String(decoding: bytes, as: UTF8.self)
             guard let split = text.range(of: "\r\n\r\n") else { continue }
             let head = String(text[..<split.lowerBound]), body = String(text[split.upperBound...])
@@ -62,11 +68,16 @@ import Testing
         }
     }
 
+    private enum Unexpected: Error { case fileRegion }
+
     private func served<T: Sendable>(_ body: @Sendable (ServedSite) async throws -> T) async throws -> T {
         let site = TestSite()
         try FileManager.default.createDirectory(atPath: site.site, withIntermediateDirectories: true)
         let upstream = try #require(RemoteURL.resolve("http://127.0.0.1:1313/"))
-        return try await ServedSite.using(site.configuration(origin: nil), upstream: upstream, body)
+        var config = site.configuration(origin: nil)
+        // A page's image not in the cache is resolved at once: to a closed loopback port, not a DNS lookup.
+        config.fetch.connectTo = ["images.test:80:127.0.0.1:9"]
+        return try await ServedSite.using(config, upstream: upstream, body)
     }
 
     /// A script passes through: the request goes to the dev server as the browser sent it, less the
