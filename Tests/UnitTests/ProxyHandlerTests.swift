@@ -70,6 +70,18 @@ import Testing
 
     private enum Unexpected: Error { case fileRegion }
 
+    /// A browser connection to a proxy for an empty site, and the dev server's channel behind it;
+    /// the browser's connection is closed after `body`, if `body` has not closed it.
+    private func proxy(_ body: @Sendable (_ browser: NIOAsyncTestingChannel, _ upstream: TestingUpstream) async throws -> Void) async throws {
+        try await served { served in
+            let loop = NIOAsyncTestingEventLoop()
+            let upstream = TestingUpstream(loop: loop)
+            let browser = try await browser(served, upstream, loop: loop)
+            try await body(browser, upstream)
+            if browser.isActive { try await browser.close() }
+        }
+    }
+
     private func served<T: Sendable>(_ body: @Sendable (ServedSite) async throws -> T) async throws -> T {
         let site = TestSite()
         try FileManager.default.createDirectory(atPath: site.site, withIntermediateDirectories: true)
@@ -83,10 +95,7 @@ import Testing
     /// A script passes through: the request goes to the dev server as the browser sent it, less the
     /// headers of its connection, and the answer comes back with its bytes.
     @Test func anAssetPassesThroughBothWays() async throws {
-        try await served { served in
-            let loop = NIOAsyncTestingEventLoop()
-            let upstream = TestingUpstream(loop: loop)
-            let browser = try await browser(served, upstream, loop: loop)
+        try await proxy { browser, upstream in
             try await browser.writeInbound(ByteBuffer(string: "GET /app.js?v=2 HTTP/1.1\r\nHost: 127.0.0.1:8089\r\nKeep-Alive: timeout=5\r\nAccept: */*\r\n\r\n"))
             let request = try await message(from: upstream.channel)
             #expect(request.head.hasPrefix("GET /app.js?v=2 HTTP/1.1\r\n"))
@@ -96,17 +105,13 @@ import Testing
             #expect(answer.head.hasPrefix("HTTP/1.1 200 OK\r\n") && answer.head.contains("X-Generator: hugo"))
             #expect(answer.body == "console.log(1)")
             #expect(upstream.connections == 1)
-            try await browser.close()
         }
     }
 
     /// A page is read whole, rewritten off the loop and answered with its new length: its remote image
     /// is not in the cache, so it is named by a pending URL of the images path.
     @Test func aPageIsAnsweredRewritten() async throws {
-        try await served { served in
-            let loop = NIOAsyncTestingEventLoop()
-            let upstream = TestingUpstream(loop: loop)
-            let browser = try await browser(served, upstream, loop: loop)
+        try await proxy { browser, upstream in
             try await browser.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\nHost: 127.0.0.1:8089\r\n\r\n"))
             _ = try await message(from: upstream.channel)
             let page = "<!doctype html><html><body><img src=\"http://images.test/img/hubble.jpg\" alt=\"A\"></body></html>"
@@ -116,39 +121,31 @@ import Testing
             #expect(answer.head.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(answer.body.contains("/_img/pending/") && !answer.body.contains("images.test"), "\(answer.body)")
             #expect(answer.head.lowercased().contains("content-length: \(answer.body.utf8.count)"))
-            try await browser.close()
         }
     }
 
     /// A name under the images path that the cache does not know is the dev server's to answer (a
     /// file of the site's own folder of that name).
     @Test func anImagesPathNameTheCacheLacksGoesToTheDevServer() async throws {
-        try await served { served in
-            let loop = NIOAsyncTestingEventLoop()
-            let upstream = TestingUpstream(loop: loop)
-            let browser = try await browser(served, upstream, loop: loop)
+        try await proxy { browser, upstream in
             try await browser.writeInbound(ByteBuffer(string: "GET /_img/none-0123456789-10.webp HTTP/1.1\r\nHost: 127.0.0.1:8089\r\n\r\n"))
             let request = try await message(from: upstream.channel)
             #expect(request.head.hasPrefix("GET /_img/none-0123456789-10.webp HTTP/1.1\r\n"))
             try await upstream.channel.writeInbound(ByteBuffer(string: "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found"))
             let answer = try await message(from: browser)
             #expect(answer.head.hasPrefix("HTTP/1.1 404") && answer.body == "not found")
-            try await browser.close()
         }
     }
 
     /// The browser going away mid-answer closes the dev server's connection too.
     @Test func aBrowserGoneClosesTheUpstream() async throws {
-        try await served { served in
-            let loop = NIOAsyncTestingEventLoop()
-            let upstream = TestingUpstream(loop: loop)
-            let browser = try await browser(served, upstream, loop: loop)
+        try await proxy { browser, upstream in
             try await browser.writeInbound(ByteBuffer(string: "GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:8089\r\n\r\n"))
             _ = try await message(from: upstream.channel)
             try await upstream.channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\nabc"))
             #expect(upstream.channel.isActive)
             try await browser.close()
-            await loop.run()
+            await browser.testingEventLoop.run()
             #expect(!upstream.channel.isActive)
         }
     }

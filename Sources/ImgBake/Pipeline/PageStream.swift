@@ -236,11 +236,12 @@ struct PageGatherer: Sendable {
                 asked[key] = asked[key].map { ImageDemand.Wanted(key: key, source: $0.source, request: $0.request.union(request)) }
                     ?? ImageDemand.Wanted(key: key, source: source, request: request)
             }
+            var whole: [OriginalKey: Resolution] = [:]
             for (key, page) in asked {
                 guard let resolution = images.resolutions[page.source] else { continue }
-                let whole = await folder.whole(resolution, as: page)
-                for (source, other) in images.keys where other == key { images.resolutions[source] = whole }
+                whole[key] = await folder.whole(resolution, as: page)
             }
+            for (source, key) in images.keys { if let resolution = whole[key] { images.resolutions[source] = resolution } }
         }
         if writes && plan.configuration.output.inlineBytes > 0 { images.inline = inlineBytes(images) }
         return images
